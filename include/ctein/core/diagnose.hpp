@@ -1,0 +1,56 @@
+// Turns a diagnostic found in constexpr code into one compile error whose first line carries the
+// message. g++ prints string template arguments as text, so the message goes into the name of an
+// incomplete type; clang 14 prints them as numbers but prints characters and static_assert
+// literals, so there each error code has a static_assert with the message format, and the
+// arguments appear as character lists in the failed requirement.
+#pragma once
+
+#include "error.hpp"
+#include "fixed_string.hpp"
+
+#include <cstddef>
+#include <utility>
+
+namespace ctein {
+
+/// Never defined: naming it is the compile error, and its argument is the message.
+template <fixed_string Message>
+struct compile_time_error;
+
+namespace detail {
+
+/// The message of `D` as a type-level string.
+template <const diagnostic& D>
+inline constexpr auto message_text = fixed_string<D.message().size()>(D.message().view());
+
+template <char... C>
+struct text {};
+template <class... Arguments>
+struct error_arguments {};
+template <class Arguments>
+inline constexpr bool failed_with = false;
+
+template <const diagnostic& D, std::size_t I, std::size_t... C>
+auto argument_text(std::index_sequence<C...>) -> text<D.args[I].text.chars[C]...>;
+
+template <const diagnostic& D, std::size_t... I>
+auto argument_list(std::index_sequence<I...>)
+    -> error_arguments<decltype(argument_text<D, I>(std::make_index_sequence<D.args[I].text.size()>{}))...>;
+
+/// Reports `D` as a compile error. Call it once, at the entry point that found the mistake, and
+/// return without instantiating anything else, so that the error does not cascade.
+template <const diagnostic& D>
+constexpr void report() {
+#if defined(__clang__)
+    using arguments = decltype(argument_list<D>(std::make_index_sequence<D.arg_count>{}));
+#define CTEIN_REPORT_CASE(name, format)                                                                     \
+    if constexpr (D.code == errc::name) static_assert(failed_with<arguments>, format);
+    CTEIN_ERROR_TABLE(CTEIN_REPORT_CASE)
+#undef CTEIN_REPORT_CASE
+#else
+    static_cast<void>(sizeof(compile_time_error<message_text<D>>));
+#endif
+}
+
+} // namespace detail
+} // namespace ctein

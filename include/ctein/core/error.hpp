@@ -1,0 +1,213 @@
+// Error codes, their message texts, and the run-time exception types.
+// One table (CTEIN_ERROR_TABLE) holds every message; the compile-time reporter
+// (core/diagnose.hpp), the run-time exceptions and the `ctein explain` tool all format from it,
+// so a mistake reads the same whether the compiler or the program finds it.
+#pragma once
+
+#include "bounded_string.hpp"
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace ctein {
+
+// X(code, format): `{}` marks where an argument goes. Texts are einops' own wherever einops has
+// the error (einops/parsing.py, einops/einops.py), so users can search for them.
+#define CTEIN_ERROR_TABLE(X)                                                                            \
+    /* the pattern text */                                                                              \
+    X(no_arrow, "Pattern must contain '->' exactly once, it contains it {} times")                     \
+    X(bad_dots, "Expression may contain dots only inside ellipsis (...)")                              \
+    X(ellipsis_multiple, "Expression may contain dots only inside ellipsis (...); only one ellipsis for tensor ") \
+    X(duplicate_axis, "Indexing expression contains duplicate dimension \"{}\"")                       \
+    X(anonymous_axis_nonpositive, "Anonymous axis should have positive length, not {}")                \
+    X(invalid_axis_identifier, "Invalid axis identifier: {}\n{}")                                      \
+    X(nested_parens, "Axis composition is one-level (brackets inside brackets not allowed)")           \
+    X(brackets_not_balanced, "Brackets are not balanced")                                              \
+    X(imbalanced_parentheses, "Imbalanced parentheses in expression: \"{}\"")                          \
+    X(unknown_character, "Unknown character '{}'")                                                     \
+    X(too_many_axes, "Expression has more than {} axes or dimensions, ctein's limit")                  \
+    /* the pattern against the operation */                                                            \
+    X(ellipsis_right_only, "Ellipsis found in right side, but not left side of a pattern {}")          \
+    X(ellipsis_parenthesized_left, "Ellipsis inside parenthesis in the left side is not allowed: {}")  \
+    X(rearrange_anonymous_axis,                                                                        \
+      "Non-unitary anonymous axes are not supported in rearrange (exception is length 1)")             \
+    X(identifiers_one_side, "Identifiers only on one side of expression (should be on both): {}")      \
+    X(repeat_left_axis, "Unexpected identifiers on the left side of repeat: {}")                       \
+    X(repeat_missing_size, "Specify sizes for new axes in repeat: {}")                                 \
+    X(reduce_unknown_right, "Unexpected identifiers on the right side of reduce {}: {}")               \
+    /* the pattern against the tensor and the given lengths */                                         \
+    X(wrong_ndim, "Wrong shape: expected {} dims. Received {}-dim tensor.")                            \
+    X(wrong_ndim_ellipsis, "Wrong shape: expected >={} dims. Received {}-dim tensor.")                 \
+    X(axis_names_mismatch, "pattern axes \"{}\" do not match tensor axes \"{}\"")                      \
+    X(invalid_length_name, "Invalid name for an axis: {}")                                             \
+    X(length_given_twice, "Length of axis {} is given more than once")                                 \
+    X(unused_axis_length, "Axis {} is not used in transform")                                          \
+    X(cannot_infer, "Could not infer sizes for {}")                                                    \
+    X(length_mismatch, "Shape mismatch, {} != {}")                                                     \
+    X(not_divisible, "Shape mismatch, can't divide axis of length {} in chunks of {}")
+
+/// What went wrong; `none` means nothing did.
+enum class errc : unsigned char {
+    none,
+#define CTEIN_ERROR_ENUM(code, format) code,
+    CTEIN_ERROR_TABLE(CTEIN_ERROR_ENUM)
+#undef CTEIN_ERROR_ENUM
+};
+
+/// The message format of an error code, with `{}` where arguments go.
+constexpr std::string_view error_format(errc code) noexcept {
+    switch (code) {
+#define CTEIN_ERROR_CASE(code, format)                                                                  \
+    case errc::code:                                                                                    \
+        return format;
+        CTEIN_ERROR_TABLE(CTEIN_ERROR_CASE)
+#undef CTEIN_ERROR_CASE
+    case errc::none:
+        break;
+    }
+    return "";
+}
+
+/// One argument of a message: a number, a text, or a set of axis names (printed as einops
+/// prints a Python set, `{'d', 'c'}`; the names are kept space-separated, an anonymous axis
+/// as `2-axis`).
+struct error_arg {
+    enum class kind : unsigned char { text, number, name_set };
+    kind type = kind::text;
+    bounded_string<200> text;
+
+    constexpr void print(bounded_string<512>& out) const noexcept {
+        if (type != kind::name_set) {
+            out.append(text.view());
+            return;
+        }
+        out.push_back('{');
+        std::string_view names = text.view();
+        bool first = true;
+        while (!names.empty()) {
+            std::size_t end = names.find(' ');
+            std::string_view name = names.substr(0, end);
+            if (!first) out.append(", ");
+            // einops prints an anonymous axis unquoted ("2-axis"); names never start with a digit
+            const bool quoted = !(name.front() >= '0' && name.front() <= '9');
+            if (quoted) out.push_back('\'');
+            out.append(name);
+            if (quoted) out.push_back('\'');
+            first = false;
+            names = end == std::string_view::npos ? std::string_view{} : names.substr(end + 1);
+        }
+        out.push_back('}');
+    }
+};
+
+/// An error found by the pattern engine: its code, its arguments, and the column of the pattern
+/// where it was found (`npos` when it concerns the tensor rather than one place of the pattern).
+struct diagnostic {
+    static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+    static constexpr std::size_t max_args = 2;
+
+    errc code = errc::none;
+    std::size_t column = npos;
+    std::size_t arg_count = 0;
+    error_arg args[max_args]{};
+
+    constexpr explicit operator bool() const noexcept { return code != errc::none; }
+
+    constexpr diagnostic& with_text(std::string_view text) noexcept {
+        return add(error_arg::kind::text).append_to_last(text);
+    }
+    constexpr diagnostic& with_number(std::size_t value) noexcept {
+        add(error_arg::kind::number);
+        args[arg_count - 1].text.append_number(value);
+        return *this;
+    }
+    /// Starts a set argument; names are added with `with_name`.
+    constexpr diagnostic& with_set() noexcept { return add(error_arg::kind::name_set); }
+    constexpr diagnostic& with_name(std::string_view name) noexcept {
+        auto& set = args[arg_count - 1].text;
+        if (!set.empty()) set.push_back(' ');
+        set.append(name);
+        return *this;
+    }
+
+    /// The full message: the format with its arguments filled in.
+    constexpr bounded_string<512> message() const noexcept {
+        bounded_string<512> out;
+        std::string_view format = error_format(code);
+        std::size_t next = 0;
+        for (std::size_t i = 0; i < format.size(); ++i) {
+            if (format[i] == '{' && i + 1 < format.size() && format[i + 1] == '}') {
+                if (next < arg_count) args[next++].print(out);
+                ++i;
+            } else {
+                out.push_back(format[i]);
+            }
+        }
+        return out;
+    }
+
+private:
+    constexpr diagnostic& add(error_arg::kind type) noexcept {
+        if (arg_count < max_args) args[arg_count++].type = type;
+        return *this;
+    }
+    constexpr diagnostic& append_to_last(std::string_view text) noexcept {
+        args[arg_count - 1].text.append(text);
+        return *this;
+    }
+};
+
+/// Makes a diagnostic; chain `with_*` calls to add its arguments.
+constexpr diagnostic make_error(errc code, std::size_t column = diagnostic::npos) noexcept {
+    diagnostic d;
+    d.code = code;
+    d.column = column;
+    return d;
+}
+
+/// Base of every exception ctein throws. `what()` starts with the same text the compiler prints
+/// when it finds the mistake at compile time.
+class error : public std::runtime_error {
+public:
+    error(errc code, std::string message, std::string context = {})
+        : std::runtime_error(context.empty() ? message : message + "\n" + context)
+        , code_(code)
+        , message_(std::move(message)) {}
+
+    errc code() const noexcept { return code_; }
+    /// The message without context lines: einops' text where einops has the error.
+    const std::string& message() const noexcept { return message_; }
+
+private:
+    errc code_;
+    std::string message_;
+};
+
+/// A pattern that cannot be parsed or does not suit the operation.
+class pattern_error : public error {
+    using error::error;
+};
+
+/// Extents, given lengths and a pattern that disagree; thrown for dynamic extents, where the
+/// compiler could not check them.
+class shape_error : public error {
+    using error::error;
+};
+
+/// Throws the exception that fits `d`: shape errors for lengths, pattern errors otherwise.
+[[noreturn]] inline void throw_error(const diagnostic& d, std::string context = {}) {
+    std::string message(d.message().view());
+    switch (d.code) {
+    case errc::wrong_ndim:
+    case errc::wrong_ndim_ellipsis:
+    case errc::length_mismatch:
+    case errc::not_divisible:
+        throw shape_error(d.code, std::move(message), std::move(context));
+    default:
+        throw pattern_error(d.code, std::move(message), std::move(context));
+    }
+}
+
+} // namespace ctein

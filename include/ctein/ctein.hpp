@@ -1,0 +1,13 @@
+// ctein: einops patterns parsed at compile time, producing statically shaped tensor views.
+// Include this header for the whole public API.
+#pragma once
+
+#include "core/axis_length.hpp"
+#include "core/error.hpp"
+#include "core/extents.hpp"
+#include "core/fixed_string.hpp"
+#include "expr/as_view.hpp"
+#include "expr/eval.hpp"
+#include "expr/rearrange.hpp"
+#include "expr/tensor.hpp"
+#include "expr/view.hpp"

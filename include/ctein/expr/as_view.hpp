@@ -1,0 +1,73 @@
+// as_view: how ctein reads any tensor it is given. ctein's own views and tensors are read
+// directly; other libraries' types through a `view_adaptor` specialisation (ctein/xtensor.hpp
+// provides xtensor's).
+#pragma once
+
+#include "tensor.hpp"
+#include "view.hpp"
+
+#include <type_traits>
+#include <utility>
+
+namespace ctein {
+
+/// Specialise with `static auto view(T&)` returning a `ctein::view`, and
+/// `static constexpr bool owning` (true when T owns its elements, so that a temporary T would
+/// leave the view dangling).
+template <class T>
+struct view_adaptor;
+
+/// The view of `x`: itself for a view, its elements for a tensor, or what `view_adaptor` says.
+template <class X>
+constexpr auto as_view(X& x) {
+    using plain = std::remove_cv_t<X>;
+    if constexpr (view_type<plain>) {
+        return plain(x);
+    } else if constexpr (tensor_type<plain>) {
+        return x.view();
+    } else {
+        return view_adaptor<plain>::view(x);
+    }
+}
+
+/// Satisfied by what `as_view` can read.
+template <class X>
+concept viewable = requires(std::remove_reference_t<X>& x) {
+    { as_view(x) } -> view_type;
+};
+
+namespace detail {
+template <class X>
+constexpr bool owns_elements() {
+    if constexpr (view_type<X>) {
+        return false;
+    } else if constexpr (tensor_type<X>) {
+        return true;
+    } else {
+        return view_adaptor<X>::owning;
+    }
+}
+} // namespace detail
+
+/// Whether a view of X may outlive the expression that passed X: true for lvalues, views and
+/// non-owning adaptors; false for a temporary tensor or container, whose view would dangle.
+template <class X>
+inline constexpr bool borrowable = std::is_lvalue_reference_v<X> || !detail::owns_elements<std::remove_cvref_t<X>>();
+
+/// The type `as_view` gives for X.
+template <class X>
+using view_of = decltype(as_view(std::declval<std::remove_reference_t<X>&>()));
+
+/// The same memory with other axis names: `ctein::named<"b s c">(x)`, or no names:
+/// `ctein::named<"">(x)`. Names are claims about the data, not checks; use it where a tensor
+/// comes from code that does not name its axes.
+template <fixed_string Names, viewable X>
+    requires borrowable<X&&>
+constexpr auto named(X&& x) {
+    auto v = as_view(x);
+    using V = decltype(v);
+    return view<typename V::element_type, Names, typename V::extents_type, typename V::layout_type>(v.data(),
+                                                                                                   v.mapping());
+}
+
+} // namespace ctein

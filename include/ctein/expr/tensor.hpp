@@ -1,0 +1,137 @@
+// tensor: an owning, contiguous, 64-byte aligned tensor whose type carries its axis names and
+// extents. What `ctein::eval` returns; a named source for patterns.
+#pragma once
+
+#include "../core/extents.hpp"
+#include "../core/fixed_string.hpp"
+#include "view.hpp"
+
+#include <cstddef>
+#include <new>
+#include <type_traits>
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+namespace ctein {
+
+namespace detail {
+/// Zero-initialised elements on a 64-byte boundary, so rows of AVX-512 vectors start aligned.
+/// (Not std::vector: std::vector<bool> packs bits and has no data().)
+template <class T>
+class aligned_buffer {
+public:
+    static constexpr std::align_val_t alignment{64};
+
+    aligned_buffer() noexcept = default;
+    explicit aligned_buffer(std::size_t size)
+        : data_(size == 0 ? nullptr : static_cast<T*>(::operator new(size * sizeof(T), alignment)))
+        , size_(size) {
+        std::uninitialized_value_construct_n(data_, size);
+    }
+    aligned_buffer(const aligned_buffer& other) : aligned_buffer(other.size_) {
+        std::copy_n(other.data_, size_, data_);
+    }
+    aligned_buffer(aligned_buffer&& other) noexcept
+        : data_(std::exchange(other.data_, nullptr))
+        , size_(std::exchange(other.size_, 0)) {}
+    aligned_buffer& operator=(aligned_buffer other) noexcept {
+        std::swap(data_, other.data_);
+        std::swap(size_, other.size_);
+        return *this;
+    }
+    ~aligned_buffer() {
+        std::destroy_n(data_, size_);
+        if (data_ != nullptr) ::operator delete(data_, alignment);
+    }
+
+    T* data() noexcept { return data_; }
+    const T* data() const noexcept { return data_; }
+    std::size_t size() const noexcept { return size_; }
+    T& operator[](std::size_t i) noexcept { return data_[i]; }
+    const T& operator[](std::size_t i) const noexcept { return data_[i]; }
+
+private:
+    T* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+} // namespace detail
+
+/// An owning tensor of `T` with axis names `Names` and extents `E...` (constants or `ctein::dyn`),
+/// zero-initialised, stored contiguously in row-major order.
+///
+///     ctein::tensor<float, "b s c", 2, ctein::dyn, 512> x(seq_len);   // dynamic lengths in order
+///     x(0, 1, 2) = 1.0f;
+///     auto q = ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h", 8>);
+template <class T, fixed_string Names, std::size_t... E>
+class tensor {
+public:
+    using value_type = T;
+    using extents_type = ctein::extents<E...>;
+    using view_type = ctein::view<T, Names, extents_type, layout_right>;
+    using const_view_type = ctein::view<const T, Names, extents_type, layout_right>;
+
+    static constexpr auto names = Names;
+    static constexpr std::size_t rank() noexcept { return sizeof...(E); }
+
+    tensor()
+        requires(extents_type::rank_dynamic() == 0)
+        : data_(extents_type{}.size()) {}
+    template <class... Lengths>
+        requires(sizeof...(Lengths) == extents_type::rank_dynamic() && sizeof...(Lengths) != 0 &&
+                 (std::is_integral_v<Lengths> && ...))
+    explicit tensor(Lengths... dynamic_lengths)
+        : extents_(dynamic_lengths...)
+        , data_(extents_.size()) {}
+    explicit tensor(const extents_type& extents) : extents_(extents), data_(extents.size()) {}
+
+    T* data() noexcept { return data_.data(); }
+    const T* data() const noexcept { return data_.data(); }
+    const extents_type& extents() const noexcept { return extents_; }
+    std::size_t extent(std::size_t r) const noexcept { return extents_.extent(r); }
+    std::size_t size() const noexcept { return data_.size(); }
+
+    view_type view() noexcept { return view_type(data(), extents_); }
+    const_view_type view() const noexcept { return const_view_type(data(), extents_); }
+    operator view_type() noexcept { return view(); }
+    operator const_view_type() const noexcept { return view(); }
+
+    template <class... I>
+        requires(sizeof...(I) == rank() && (std::is_integral_v<I> && ...))
+    T& operator()(I... index) noexcept {
+        return data_[static_cast<std::size_t>(view().mapping()(index...))];
+    }
+    template <class... I>
+        requires(sizeof...(I) == rank() && (std::is_integral_v<I> && ...))
+    const T& operator()(I... index) const noexcept {
+        return data_[static_cast<std::size_t>(view().mapping()(index...))];
+    }
+
+private:
+    extents_type extents_{};
+    detail::aligned_buffer<T> data_;
+};
+
+namespace detail {
+template <class T>
+struct is_tensor : std::false_type {};
+template <class T, fixed_string N, std::size_t... E>
+struct is_tensor<tensor<T, N, E...>> : std::true_type {};
+
+template <class T, fixed_string Names, class Extents>
+struct tensor_for;
+template <class T, fixed_string Names, std::size_t... E>
+struct tensor_for<T, Names, extents<E...>> {
+    using type = tensor<T, Names, E...>;
+};
+} // namespace detail
+
+/// Satisfied by `ctein::tensor<...>`.
+template <class T>
+concept tensor_type = detail::is_tensor<std::remove_cvref_t<T>>::value;
+
+/// The tensor type that holds a copy of a view with these names and extents.
+template <class T, fixed_string Names, extents_type Extents>
+using tensor_of = typename detail::tensor_for<std::remove_cv_t<T>, Names, Extents>::type;
+
+} // namespace ctein

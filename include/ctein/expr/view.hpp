@@ -1,0 +1,84 @@
+// view: a non-owning, typed window on memory: element type, axis names, extents (static or
+// dynamic) and a layout, all in the type. Rearranges return views; kernels read them.
+#pragma once
+
+#include "../core/extents.hpp"
+#include "../core/fixed_string.hpp"
+#include "../pattern/axis_names.hpp"
+#include "layout.hpp"
+
+#include <cstddef>
+#include <type_traits>
+
+namespace ctein {
+
+/// A typed window on `data`: `view<float, "b h s d", extents<2, 8, dyn, 64>, layout_stride>`.
+/// `Names` are the axis names ("" for an unnamed tensor, `_` for one unnamed axis); patterns
+/// applied to the view are checked against them.
+///
+///     float buffer[2 * 3];
+///     ctein::view<float, "s c", ctein::extents<ctein::dyn, 3>> v(buffer, ctein::extents<ctein::dyn, 3>(2));
+///     v(1, 2) = 5.0f;   // buffer[5]
+template <class T, fixed_string Names, extents_type Extents, class Layout = layout_right>
+class view {
+    static_assert(pattern::valid_axis_names(Names.view(), Extents::rank()),
+                  "ctein::view: the axis names must be valid axis names (or _), one per dimension");
+
+public:
+    using element_type = T;
+    using value_type = std::remove_cv_t<T>;
+    using extents_type = Extents;
+    using layout_type = Layout;
+    using mapping_type = typename Layout::template mapping<Extents>;
+
+    static constexpr auto names = Names;
+    static constexpr bool is_strided = Layout::strided;
+    static constexpr std::size_t rank() noexcept { return Extents::rank(); }
+
+    constexpr view() noexcept = default;
+    constexpr view(T* data, const mapping_type& mapping) noexcept : data_(data), mapping_(mapping) {}
+    /// A contiguous row-major view of `extents` starting at `data`.
+    constexpr view(T* data, const Extents& extents) noexcept
+        requires std::is_same_v<Layout, layout_right>
+        : data_(data), mapping_(extents) {}
+    /// Adds `const`, or forgets that a layout is contiguous.
+    template <class U, class OtherLayout>
+        requires(std::is_convertible_v<U (*)[], T (*)[]> &&
+                 std::is_constructible_v<mapping_type, typename OtherLayout::template mapping<Extents>>)
+    constexpr view(const view<U, Names, Extents, OtherLayout>& other) noexcept
+        : data_(other.data()), mapping_(other.mapping()) {}
+
+    constexpr T* data() const noexcept { return data_; }
+    constexpr const mapping_type& mapping() const noexcept { return mapping_; }
+    constexpr const Extents& extents() const noexcept { return mapping_.extents(); }
+    constexpr std::size_t extent(std::size_t r) const noexcept { return extents().extent(r); }
+    constexpr std::size_t size() const noexcept { return extents().size(); }
+    constexpr std::ptrdiff_t stride(std::size_t r) const noexcept
+        requires Layout::strided
+    {
+        return mapping_.stride(r);
+    }
+
+    template <class... I>
+        requires(sizeof...(I) == Extents::rank() && (std::is_integral_v<I> && ...))
+    constexpr T& operator()(I... index) const noexcept {
+        return data_[mapping_(index...)];
+    }
+
+private:
+    T* data_ = nullptr;
+    mapping_type mapping_{};
+};
+
+namespace detail {
+template <class T>
+struct is_view : std::false_type {};
+template <class T, fixed_string N, class E, class L>
+struct is_view<view<T, N, E, L>> : std::true_type {};
+} // namespace detail
+
+/// Satisfied by `ctein::view<...>`.
+template <class V>
+concept view_type = detail::is_view<std::remove_cvref_t<V>>::value;
+
+} // namespace ctein
