@@ -37,19 +37,36 @@ template <const diagnostic& D, std::size_t... I>
 auto argument_list(std::index_sequence<I...>)
     -> error_arguments<decltype(argument_text<D, I>(std::make_index_sequence<D.args[I].text.size()>{}))...>;
 
-/// Reports `D` as a compile error. Call it once, at the entry point that found the mistake, and
-/// return without instantiating anything else, so that the error does not cascade.
-template <const diagnostic& D>
-constexpr void report() {
 #if defined(__clang__)
-    using arguments = decltype(argument_list<D>(std::make_index_sequence<D.arg_count>{}));
+/// Instantiating it is the compile error: a static_assert with the format of `Code`, whose failed
+/// requirement prints the arguments.
+template <errc Code, class Arguments>
+struct reported_as;
 #define CTEIN_REPORT_CASE(name, format)                                                                     \
-    if constexpr (D.code == errc::name) static_assert(failed_with<arguments>, format);
-    CTEIN_ERROR_TABLE(CTEIN_REPORT_CASE)
+    template <class Arguments>                                                                              \
+    struct reported_as<errc::name, Arguments> {                                                             \
+        static_assert(failed_with<Arguments>, format);                                                      \
+    };
+CTEIN_ERROR_TABLE(CTEIN_REPORT_CASE)
 #undef CTEIN_REPORT_CASE
-#else
-    static_cast<void>(sizeof(compile_time_error<message_text<D>>));
+
 #endif
+
+/// Reports `D`, if it is an error, as one compile error. Call it once, at the entry point that
+/// found the mistake, and return without instantiating anything else, so that the error does
+/// not cascade. In a class body, `using checked = decltype(detail::report<D>());` does the same
+/// (the deduced return type makes the compiler instantiate the body).
+template <const diagnostic& D>
+constexpr auto report() {
+    if constexpr (static_cast<bool>(D)) {
+#if defined(__clang__)
+        using arguments = decltype(argument_list<D>(std::make_index_sequence<D.arg_count>{}));
+        static_cast<void>(sizeof(reported_as<D.code, arguments>));
+#else
+        static_cast<void>(sizeof(compile_time_error<message_text<D>>));
+#endif
+    }
+    return true;
 }
 
 } // namespace detail

@@ -41,6 +41,7 @@ namespace ctein {
     X(wrong_ndim, "Wrong shape: expected {} dims. Received {}-dim tensor.")                            \
     X(wrong_ndim_ellipsis, "Wrong shape: expected >={} dims. Received {}-dim tensor.")                 \
     X(axis_names_mismatch, "pattern axes \"{}\" do not match tensor axes \"{}\"")                      \
+    X(invalid_axis_names, "Invalid axis names \"{}\" for a tensor of {} dimensions: {}")                 \
     X(invalid_length_name, "Invalid name for an axis: {}")                                             \
     X(length_given_twice, "Length of axis {} is given more than once")                                 \
     X(unused_axis_length, "Axis {} is not used in transform")                                          \
@@ -106,7 +107,7 @@ struct error_arg {
 /// where it was found (`npos` when it concerns the tensor rather than one place of the pattern).
 struct diagnostic {
     static constexpr std::size_t npos = static_cast<std::size_t>(-1);
-    static constexpr std::size_t max_args = 2;
+    static constexpr std::size_t max_args = 3;
 
     errc code = errc::none;
     std::size_t column = npos;

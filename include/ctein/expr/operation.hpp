@@ -35,13 +35,17 @@ struct planned {
     static constexpr diagnostic error = recipe.error;
 };
 
-/// What an operation returns after reporting a compile error: it converts to anything and can
-/// be called, so that code using the result adds no errors of its own.
+/// What an operation returns after reporting a compile error. It converts to anything and has
+/// the members code most often uses on a result, so that such code adds no errors of its own.
+/// (Declared only: a program that names it has already failed to compile.)
 struct failed_operation {
     template <class T>
     operator T() const;
     template <class... A>
     failed_operation operator()(A&&...) const;
+    std::size_t size() const;
+    std::size_t extent(std::size_t) const;
+    failed_operation* data() const;
 };
 
 /// The context line of a run-time error: the operation, its pattern, the input shape, the lengths.

@@ -65,6 +65,8 @@ private:
 ///     auto q = ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h", 8>);
 template <class T, fixed_string Names, std::size_t... E>
 class tensor {
+    using names_checked = decltype(detail::report<detail::axis_names_check<Names, sizeof...(E)>::error>());
+
 public:
     using value_type = T;
     using extents_type = ctein::extents<E...>;

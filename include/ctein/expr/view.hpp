@@ -2,6 +2,7 @@
 // dynamic) and a layout, all in the type. Rearranges return views; kernels read them.
 #pragma once
 
+#include "../core/diagnose.hpp"
 #include "../core/extents.hpp"
 #include "../core/fixed_string.hpp"
 #include "../pattern/axis_names.hpp"
@@ -12,6 +13,13 @@
 
 namespace ctein {
 
+namespace detail {
+template <fixed_string Names, std::size_t Rank>
+struct axis_names_check {
+    static constexpr diagnostic error = pattern::check_axis_names(Names.view(), Rank);
+};
+} // namespace detail
+
 /// A typed window on `data`: `view<float, "b h s d", extents<2, 8, dyn, 64>, layout_stride>`.
 /// `Names` are the axis names ("" for an unnamed tensor, `_` for one unnamed axis); patterns
 /// applied to the view are checked against them.
@@ -21,8 +29,7 @@ namespace ctein {
 ///     v(1, 2) = 5.0f;   // buffer[5]
 template <class T, fixed_string Names, extents_type Extents, class Layout = layout_right>
 class view {
-    static_assert(pattern::valid_axis_names(Names.view(), Extents::rank()),
-                  "ctein::view: the axis names must be valid axis names (or _), one per dimension");
+    using names_checked = decltype(detail::report<detail::axis_names_check<Names, Extents::rank()>::error>());
 
 public:
     using element_type = T;

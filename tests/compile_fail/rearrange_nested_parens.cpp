@@ -1,0 +1,13 @@
+// Groups do not nest.
+// expect-error: Axis composition is one-level (brackets inside brackets not allowed)
+#include <ctein/ctein.hpp>
+
+int main() {
+    ctein::tensor<float, "", 2, 3, 4> x;
+#ifdef CTEIN_COMPILE_FAIL
+    auto y = ctein::rearrange<"a b c -> a ((b c))">(x);
+#else
+    auto y = ctein::rearrange<"a b c -> a (b c)">(x);
+#endif
+    return static_cast<int>(y.size() == 0);
+}

@@ -1,0 +1,13 @@
+// A closing bracket without its opening one.
+// expect-error: Brackets are not balanced
+#include <ctein/ctein.hpp>
+
+int main() {
+    ctein::tensor<float, "", 2, 3, 4> x;
+#ifdef CTEIN_COMPILE_FAIL
+    auto y = ctein::rearrange<"a b c -> a b c)">(x);
+#else
+    auto y = ctein::rearrange<"a b c -> a (b c)">(x);
+#endif
+    return static_cast<int>(y.size() == 0);
+}

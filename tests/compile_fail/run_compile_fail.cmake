@@ -1,0 +1,82 @@
+# Runs one compile-fail check (cmake -P). Two modes:
+#   MODE=fail  compiles SOURCE with -DCTEIN_COMPILE_FAIL and passes only if the compiler fails
+#              with exactly one error whose line contains every fragment the source expects;
+#   MODE=twin  compiles SOURCE as it is (the offending line switched to its correct twin) and
+#              passes only if that succeeds.
+# Expectations are comments in the source:
+#   // expect-error: TEXT         (any compiler)
+#   // expect-error-gcc: TEXT     (g++ only)   // expect-error-clang: TEXT   (clang only)
+# Compilers escape quotes inside the strings they print (g++ in template arguments, clang in
+# static_assert messages); the error line is unescaped before it is searched.
+foreach(var COMPILER COMPILER_ID SOURCE MODE INCLUDE_DIRS)
+    if(NOT DEFINED ${var})
+        message(FATAL_ERROR "run_compile_fail.cmake: ${var} is not set")
+    endif()
+endforeach()
+
+set(include_flags "")
+foreach(dir IN LISTS INCLUDE_DIRS)
+    list(APPEND include_flags "-I${dir}")
+endforeach()
+set(common ${COMPILER} -std=c++20 ${include_flags} -DXTENSOR_USE_XSIMD)
+
+if(MODE STREQUAL "twin")
+    execute_process(COMMAND ${CMAKE_COMMAND} -E env LC_ALL=C ${common} -c ${SOURCE} -o /dev/null
+                    RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+    if(NOT result EQUAL 0)
+        message(FATAL_ERROR "the twin of ${SOURCE} does not compile:\n${output}")
+    endif()
+    return()
+endif()
+
+execute_process(COMMAND ${CMAKE_COMMAND} -E env LC_ALL=C ${common} -DCTEIN_COMPILE_FAIL -fsyntax-only ${SOURCE}
+                RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+if(result EQUAL 0)
+    message(FATAL_ERROR "${SOURCE} compiled, but it must not")
+endif()
+
+# Splits text into a list of lines; semicolons (list separators in CMake) are kept as <semicolon>.
+function(split_lines text out)
+    string(REPLACE ";" "<semicolon>" text "${text}")
+    string(REPLACE "\n" ";" text "${text}")
+    set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+# The error lines: "file:line:col: error: ..."; there must be one, so that mistakes do not cascade.
+split_lines("${output}" lines)
+set(errors "")
+foreach(line IN LISTS lines)
+    if(line MATCHES ": error: ")
+        list(APPEND errors "${line}")
+    endif()
+endforeach()
+list(LENGTH errors error_count)
+if(NOT error_count EQUAL 1)
+    message(FATAL_ERROR "expected exactly one error, got ${error_count}:\n${output}")
+endif()
+list(GET errors 0 first_error)
+string(REPLACE "\\'" "'" first_error "${first_error}")
+string(REPLACE "\\\"" "\"" first_error "${first_error}")
+string(REPLACE "\\\\" "\\" first_error "${first_error}")
+string(REPLACE "<semicolon>" ";" first_error "${first_error}")
+
+file(READ ${SOURCE} source_text)
+split_lines("${source_text}" source_lines)
+set(expectations "")
+foreach(line IN LISTS source_lines)
+    if(line MATCHES "^// expect-error(-${COMPILER_ID})?: ")
+        list(APPEND expectations "${line}")
+    endif()
+endforeach()
+if(NOT expectations)
+    message(FATAL_ERROR "${SOURCE} has no '// expect-error' line for ${COMPILER_ID}")
+endif()
+foreach(expectation IN LISTS expectations)
+    string(REGEX REPLACE "^// expect-error(-${COMPILER_ID})?: " "" fragment "${expectation}")
+    string(REPLACE "<semicolon>" ";" fragment "${fragment}")
+    string(FIND "${first_error}" "${fragment}" at)
+    if(at EQUAL -1)
+        message(FATAL_ERROR "the first error does not contain\n  ${fragment}\nit is\n  ${first_error}\n\n"
+                            "full output:\n${output}")
+    endif()
+endforeach()
