@@ -7,6 +7,7 @@
 #include "core/extents.hpp"
 #include "core/fixed_string.hpp"
 #include "expr/as_view.hpp"
+#include "expr/describe.hpp"
 #include "expr/eval.hpp"
 #include "expr/rearrange.hpp"
 #include "expr/tensor.hpp"

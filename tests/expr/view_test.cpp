@@ -1,1 +1,53 @@
+#include <ctein/expr/view.hpp>
+
 #include <catch2/catch.hpp>
+
+#include <array>
+#include <numeric>
+#include <type_traits>
+
+using namespace ctein;
+
+TEST_CASE("a contiguous view indexes row-major memory", "[expr]") {
+    std::array<float, 24> buffer{};
+    std::iota(buffer.begin(), buffer.end(), 0.0f);
+    const view<float, "a b c", extents<2, 3, 4>> v(buffer.data(), extents<2, 3, 4>{});
+    STATIC_REQUIRE(decltype(v)::rank() == 3);
+    STATIC_REQUIRE(decltype(v)::names == fixed_string("a b c"));
+    CHECK(v(1, 2, 3) == 23.0f);
+    CHECK(v(0, 1, 0) == 4.0f);
+    CHECK(v.stride(0) == 12);
+    CHECK(v.size() == 24);
+    v(1, 0, 0) = -1.0f;
+    CHECK(buffer[12] == -1.0f);
+}
+
+TEST_CASE("a strided view walks its strides; views convert to const and to strided", "[expr]") {
+    std::array<int, 6> buffer{0, 1, 2, 3, 4, 5};
+    using E = extents<3, 2>;
+    // the transpose of a 2 x 3 row-major matrix
+    const view<int, "j i", E, layout_stride> t(buffer.data(), layout_stride::mapping<E>(E{}, {1, 3}));
+    CHECK(t(2, 1) == 5);
+    CHECK(t(1, 0) == 1);
+    CHECK(t.mapping().required_span_size() == 6);
+    const view<const int, "j i", E, layout_stride> c = t;
+    CHECK(c(2, 0) == 2);
+    const view<int, "a b", extents<2, 3>> right(buffer.data(), extents<2, 3>{});
+    const view<int, "a b", extents<2, 3>, layout_stride> as_strided = right;
+    CHECK(as_strided.stride(0) == 3);
+    STATIC_REQUIRE(!std::is_convertible_v<decltype(c), view<int, "j i", E, layout_stride>>);
+}
+
+TEST_CASE("a grouped view decomposes each index over its axes", "[expr]") {
+    // (b h s d) memory, viewed as b s (h d) without a copy: h and d are not neighbours
+    std::array<int, 2 * 2 * 3 * 4> buffer{};
+    std::iota(buffer.begin(), buffer.end(), 0);
+    using E = extents<2, 3, 8>;
+    using L = layout_grouped<1, 1, 2>;
+    const std::array<strided_axis, 4> axes{{{2, 24}, {3, 4}, {2, 12}, {4, 1}}};
+    const view<int, "b s (h d)", E, L> v(buffer.data(), L::mapping<E>(E{}, axes));
+    STATIC_REQUIRE(!decltype(v)::is_strided);
+    CHECK(v(1, 2, 5) == 24 + 2 * 4 + 12 + 1); // b=1, s=2, h=1, d=1
+    CHECK(v(0, 0, 3) == 3);
+    CHECK(v.mapping().required_span_size() == 48);
+}

@@ -150,4 +150,16 @@ inline ctein::plan::operand operand_of(const json& c) {
 
 using check_function = void (*)(const json&);
 
+/// The checks of each operation, by case id; filled by the shards' static registrars.
+inline std::map<std::string, std::map<std::string, check_function>>& registry() {
+    static std::map<std::string, std::map<std::string, check_function>> checks;
+    return checks;
+}
+
+struct registrar {
+    registrar(const std::string& operation, std::initializer_list<std::pair<const std::string, check_function>> cases) {
+        registry()[operation].insert(cases);
+    }
+};
+
 } // namespace parity

@@ -57,6 +57,13 @@ enum class errc : unsigned char {
 #undef CTEIN_ERROR_ENUM
 };
 
+/// The number of error codes, `none` aside.
+inline constexpr std::size_t error_code_count = 0
+#define CTEIN_ERROR_COUNT(code, format) +1
+    CTEIN_ERROR_TABLE(CTEIN_ERROR_COUNT)
+#undef CTEIN_ERROR_COUNT
+    ;
+
 /// The message format of an error code, with `{}` where arguments go.
 constexpr std::string_view error_format(errc code) noexcept {
     switch (code) {

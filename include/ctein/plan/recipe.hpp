@@ -213,8 +213,8 @@ constexpr bool all_unnamed(std::string_view names) {
 
 /// Appends the name of tensor dimension `t` to `out`, dropping the parentheses of a group when
 /// it goes inside another group.
-constexpr void append_dim_name(bounded_string<256>& out, std::string_view names, const pattern::expression& parsed,
-                               const pattern::dim& t, bool inside_group) {
+constexpr void append_dim_name(bounded_string<256>& out, std::string_view names, const pattern::dim& t,
+                               bool inside_group) {
     std::string_view name = t.where.in(names);
     if (inside_group && t.grouped) name = trimmed(name.substr(1, name.size() - 2));
     out.append(name);
@@ -389,7 +389,7 @@ constexpr recipe make_recipe(std::string_view pattern_text, operation op, const 
     // appends the name of the axis the ellipsis takes from input dimension k; false if unnamed
     const auto append_ellipsis_name = [&](bounded_string<256>& out, std::size_t k, bool inside_group) {
         if (!named || pattern::is_unnamed(input.names, names.value, names.value.dims[k])) return false;
-        detail::append_dim_name(out, input.names, names.value, names.value.dims[k], inside_group);
+        detail::append_dim_name(out, input.names, names.value.dims[k], inside_group);
         return true;
     };
     const std::size_t ellipsis_first = left.has_ellipsis ? left_first[left.dims[ellipsis_dim].first] : 0;

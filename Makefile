@@ -1,0 +1,38 @@
+# The two commands of the README. Each installs the Debian packages it needs (as root), then
+# configures, builds and runs; the first run takes longer.
+#   make demo   the examples, with their output
+#   make test   the whole suite: unit, einops parity, compile-fail (g++ and clang), package,
+#               clang build, then the unit and parity tests again under address+UB sanitizers
+JOBS ?= 2
+BUILD ?= build
+SANITIZE_BUILD ?= build-sanitize
+
+DEMO_PACKAGES := g++ cmake make xtensor-dev libxsimd-dev libboost-dev
+TEST_PACKAGES := $(DEMO_PACKAGES) catch2 nlohmann-json3-dev clang-14
+
+.PHONY: demo test test-sanitize clean
+
+demo:
+	tools/install-packages $(DEMO_PACKAGES)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCTEIN_BUILD_EXAMPLES=ON
+	cmake --build $(BUILD) -j$(JOBS) --target ctein_demo ctein_example_xtensor
+	$(BUILD)/examples/ctein_demo
+	$(BUILD)/examples/ctein_example_xtensor
+
+test:
+	tools/install-packages $(TEST_PACKAGES)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCTEIN_BUILD_TESTS=ON -DCTEIN_BUILD_EXAMPLES=ON
+	cmake --build $(BUILD) -j$(JOBS)
+	ctest --test-dir $(BUILD) -j$(JOBS) --output-on-failure
+	$(MAKE) test-sanitize
+
+test-sanitize:
+	tools/install-packages $(TEST_PACKAGES)
+	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCTEIN_SANITIZE=ON -DCTEIN_BUILD_TESTS=ON \
+	      -DCTEIN_BUILD_EXAMPLES=ON
+	cmake --build $(SANITIZE_BUILD) -j$(JOBS) --target ctein_unit_tests ctein_parity_tests ctein_demo \
+	      ctein_example_xtensor
+	ctest --test-dir $(SANITIZE_BUILD) -j$(JOBS) -L "unit|parity|example" --output-on-failure
+
+clean:
+	rm -rf $(BUILD) $(SANITIZE_BUILD)
