@@ -5,6 +5,7 @@
 #pragma once
 
 #include "bounded_string.hpp"
+#include "text_search.hpp"
 
 #include <cstddef>
 #include <stdexcept>
@@ -95,7 +96,7 @@ struct error_arg {
         std::string_view names = text.view();
         bool first = true;
         while (!names.empty()) {
-            std::size_t end = names.find(' ');
+            const std::size_t end = detail::find(names, " ");
             std::string_view name = names.substr(0, end);
             if (!first) out.append(", ");
             // einops prints an anonymous axis unquoted ("2-axis"); names never start with a digit

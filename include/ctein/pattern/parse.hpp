@@ -4,6 +4,7 @@
 #pragma once
 
 #include "../core/error.hpp"
+#include "../core/text_search.hpp"
 #include "expression.hpp"
 
 #include <cstddef>
@@ -49,15 +50,8 @@ constexpr std::size_t parse_decimal(std::string_view s) noexcept {
 
 /// Width of the ellipsis at `s[i]` (ASCII "..." or UTF-8 "…"), or 0.
 constexpr std::size_t ellipsis_width(std::string_view s, std::size_t i) noexcept {
-    std::string_view rest = s.substr(i);
-    return rest.starts_with("...") || rest.starts_with("\xE2\x80\xA6") ? 3 : 0;
-}
-
-constexpr std::size_t count_of(std::string_view s, std::string_view needle) noexcept {
-    std::size_t n = 0;
-    for (std::size_t at = s.find(needle); at != std::string_view::npos; at = s.find(needle, at + needle.size()))
-        ++n;
-    return n;
+    const std::string_view rest = s.substr(i);
+    return ctein::detail::starts_with(rest, "...") || ctein::detail::starts_with(rest, "\xE2\x80\xA6") ? 3 : 0;
 }
 
 /// Bytes in the UTF-8 sequence that starts with `lead` (1 for ASCII and stray bytes).
@@ -85,7 +79,7 @@ constexpr std::string_view axis_name_problem(std::string_view name, bool allow_u
 constexpr bounded_string<200> with_ellipsis_symbol(std::string_view text) noexcept {
     bounded_string<200> out;
     for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text.substr(i).starts_with("...")) {
+        if (ctein::detail::starts_with(text.substr(i), "...")) {
             out.append("\xE2\x80\xA6");
             i += 2;
         } else {
@@ -110,10 +104,10 @@ constexpr parsed_expression parse_expression(std::string_view text, text_ref sid
         return result;
     };
 
-    if (s.find('.') != std::string_view::npos) {
-        if (s.find("...") == std::string_view::npos) return fail(errc::bad_dots, s.find('.'));
-        if (detail::count_of(s, "...") != 1 || detail::count_of(s, ".") != 3)
-            return fail(errc::ellipsis_multiple, s.find('.'));
+    if (const std::size_t dot = ctein::detail::find(s, "."); dot != ctein::detail::not_found) {
+        if (ctein::detail::find(s, "...") == ctein::detail::not_found) return fail(errc::bad_dots, dot);
+        if (ctein::detail::count(s, "...") != 1 || ctein::detail::count(s, ".") != 3)
+            return fail(errc::ellipsis_multiple, dot);
     }
 
     bool in_group = false;
@@ -230,12 +224,12 @@ constexpr parsed_expression parse_expression(std::string_view text, text_ref sid
 ///     static_assert(!p.error && p.right.dim_count == 4);
 constexpr parsed_pattern parse_pattern(std::string_view text, parse_options options = {}) {
     parsed_pattern result;
-    const std::size_t arrows = detail::count_of(text, "->");
+    const std::size_t arrows = ctein::detail::count(text, "->");
+    const std::size_t arrow = ctein::detail::find(text, "->");
     if (arrows != 1) {
-        result.error = make_error(errc::no_arrow, arrows == 0 ? 0 : text.find("->")).with_number(arrows);
+        result.error = make_error(errc::no_arrow, arrows == 0 ? 0 : arrow).with_number(arrows);
         return result;
     }
-    const std::size_t arrow = text.find("->");
     auto left = parse_expression(text, {0, static_cast<std::uint16_t>(arrow)}, options);
     if (left.error) {
         result.error = left.error;

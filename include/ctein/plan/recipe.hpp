@@ -5,6 +5,7 @@
 #pragma once
 
 #include "../core/extents.hpp"
+#include "../core/text_search.hpp"
 #include "../pattern/axis_names.hpp"
 #include "../pattern/parse.hpp"
 
@@ -436,7 +437,7 @@ constexpr recipe make_recipe(std::string_view pattern_text, operation op, const 
             r.output_names.push_back('1');
         } else if (!all_named) {
             r.output_names.push_back('_');
-        } else if (words.view().find(' ') != std::string_view::npos) {
+        } else if (ctein::detail::find(words.view(), " ") != ctein::detail::not_found) {
             r.output_names.push_back('(');
             r.output_names.append(words.view());
             r.output_names.push_back(')');
