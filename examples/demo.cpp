@@ -13,14 +13,14 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = static_cast<float>(i % 1000) * 0.001f;
 
     // split: [batch, seq, d_model] -> [batch, heads, seq, d_k], a strided view, no copy
-    auto q = ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h", 8>);
+    auto q = ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h=8">);
     // merge back: h is no longer next to d in memory, so this is a grouped view...
     auto merged = ctein::rearrange<"b h s d -> b s (h d)">(q);
     // ...which ctein::eval copies into a contiguous tensor
     auto context = ctein::eval(merged);
     // fused QKV (seed 002): one projection output holding q, k and v for every head
     ctein::tensor<float, "b s c", 2, ctein::dyn, 3 * 512> qkv(tokens);
-    auto heads = ctein::rearrange<"b s (three h d) -> three b h s d">(qkv, ctein::len<"three", 3>, ctein::len<"h", 8>);
+    auto heads = ctein::rearrange<"b s (three h d) -> three b h s d">(qkv, ctein::len<"three=3">, ctein::len<"h=8">);
 
     std::cout << "x       " << ctein::describe(x) << "\n"
               << "q       " << ctein::describe(q) << "\n"

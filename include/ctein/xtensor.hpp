@@ -3,11 +3,13 @@
 // expressions (static-shaped when their extents and layout allow).
 #pragma once
 
+#include "core/diagnose.hpp"
 #include "expr/as_view.hpp"
 #include "expr/layout.hpp"
 #include "expr/view.hpp"
 
 #include <xtensor/xadapt.hpp>
+#include <xtensor/xarray.hpp>
 #include <xtensor/xfixed.hpp>
 #include <xtensor/xtensor.hpp>
 
@@ -68,16 +70,21 @@ template <class EC, class S, xt::layout_type L, bool SH, class Tag>
 struct view_adaptor<xt::xfixed_adaptor<EC, S, L, SH, Tag>>
     : detail::xtensor_fixed_adaptor<xt::xfixed_adaptor<EC, S, L, SH, Tag>, S, false> {};
 
-/// An xtensor expression over the elements of `x` (no copy). A contiguous view with static
-/// extents gives an `xt::xfixed_adaptor`, whose shape is in its type; other strided views give an
-/// `xt::xtensor_adaptor`. Views that merge axes not adjacent in memory need `ctein::eval` first.
-///
-///     auto q = ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h", 8>);
-///     xt::xtensor<float, 4> doubled = 2.0f * ctein::to_xtensor(q);
-template <viewable X>
-auto to_xtensor(X&& x) {
-    const auto v = as_view(x);
-    using V = decltype(v);
+/// xt::xarray has no rank in its type, and ctein's results need one.
+template <class EC, xt::layout_type L, class SC, class Tag>
+struct view_adaptor<xt::xarray_container<EC, L, SC, Tag>> {
+    static constexpr bool owning = true;
+    template <class Y>
+    static auto view(Y&) {
+        static_assert(detail::always_false<Y>, "ctein reads tensors whose rank is in their type: use xt::xtensor<T, N>, "
+                                               "or ctein::adapt<\"names\", extents...>(a.data(), ...)");
+        return detail::failed_operation{};
+    }
+};
+
+namespace detail {
+template <class V>
+auto to_xtensor_of(const V& v) {
     using E = typename V::extents_type;
     static_assert(V::is_strided, "ctein::to_xtensor: the view merges axes that are not adjacent in memory; "
                                  "materialise it with ctein::eval first");
@@ -93,6 +100,24 @@ auto to_xtensor(X&& x) {
             strides[r] = shape[r] == 1 ? 0 : v.stride(r); // xtensor's convention for unit dimensions
         }
         return xt::adapt(v.data(), v.mapping().required_span_size(), xt::no_ownership(), shape, strides);
+    }
+}
+} // namespace detail
+
+/// An xtensor expression over the elements of `x` (no copy). A contiguous view with static
+/// extents gives an `xt::xfixed_adaptor`, whose shape is in its type; other strided views give an
+/// `xt::xtensor_adaptor`. Views that merge axes not adjacent in memory need `ctein::eval` first.
+///
+///     auto q = ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h", 8>);
+///     xt::xtensor<float, 4> doubled = 2.0f * ctein::to_xtensor(q);
+template <viewable X>
+auto to_xtensor(X&& x) {
+    const auto v = as_view(x);
+    using V = std::remove_const_t<decltype(v)>;
+    if constexpr (detail::failed_view<V>) {
+        return v;
+    } else {
+        return detail::to_xtensor_of(v);
     }
 }
 

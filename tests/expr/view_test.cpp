@@ -51,3 +51,15 @@ TEST_CASE("a grouped view decomposes each index over its axes", "[expr]") {
     CHECK(v(0, 0, 3) == 3);
     CHECK(v.mapping().required_span_size() == 48);
 }
+
+TEST_CASE("adapt views a caller's buffer with static and dynamic extents", "[expr]") {
+    std::array<float, 12> buffer{};
+    std::iota(buffer.begin(), buffer.end(), 0.0f);
+    auto k = adapt<"s d", dyn, 4>(buffer.data(), 3);
+    STATIC_REQUIRE(std::is_same_v<decltype(k), view<float, "s d", extents<dyn, 4>>>);
+    CHECK(k(2, 1) == 9.0f);
+    const std::array<int, 6> fixed{1, 2, 3, 4, 5, 6};
+    auto f = adapt<"", 2, 3>(fixed.data());
+    STATIC_REQUIRE(std::is_same_v<decltype(f), view<const int, "", extents<2, 3>>>);
+    CHECK(f(1, 0) == 4);
+}

@@ -32,13 +32,46 @@ struct axis_length_of {
     constexpr axis_length<Name, dyn> operator()(std::size_t length) const noexcept { return {length}; }
 };
 
-/// Gives the length of an axis: `ctein::len<"h", 8>` (checked at compile time) or
-/// `ctein::len<"t">(n)` (checked at run time).
+namespace detail {
+/// Where "h=8" splits: the length of the name and the value; `dyn` when there is no `=` followed
+/// by digits only (then the whole text is the name, and an `=` in it makes an invalid name).
+struct length_spelling {
+    std::size_t name_size;
+    std::size_t value;
+};
+template <std::size_t N>
+constexpr length_spelling spelling_of(const fixed_string<N>& text) {
+    const std::string_view s = text.view();
+    std::size_t equals = 0;
+    while (equals < s.size() && s[equals] != '=') ++equals;
+    if (equals + 1 >= s.size()) return {s.size(), dyn};
+    std::size_t value = 0;
+    for (char c : s.substr(equals + 1)) {
+        if (c < '0' || c > '9') return {s.size(), dyn};
+        value = value * 10 + static_cast<std::size_t>(c - '0');
+    }
+    return {equals, value};
+}
+
+template <fixed_string Spelling, std::size_t N, length_spelling S = spelling_of(Spelling)>
+struct length_variable {
+    using type = std::conditional_t<N == dyn, axis_length_of<Spelling>, axis_length<Spelling, N>>;
+};
+template <fixed_string Spelling, std::size_t N, length_spelling S>
+    requires(N == dyn && S.value != dyn)
+struct length_variable<Spelling, N, S> {
+    using type = axis_length<fixed_string<S.name_size>(Spelling.view()), S.value>;
+};
+} // namespace detail
+
+/// Gives the length of an axis as einops' `h=8` does: `ctein::len<"h=8">` or `ctein::len<"h", 8>`
+/// (a constant, checked at compile time), or `ctein::len<"t">(n)` (checked at run time).
 ///
-///     auto q = ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h", 8>);
+///     auto q = ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h=8">);
+///     auto k = ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h", heads>);
 ///     auto w = ctein::rearrange<"(b t) c -> b t c">(y, ctein::len<"t">(tokens));
 template <fixed_string Name, std::size_t N = dyn>
-inline constexpr std::conditional_t<N == dyn, axis_length_of<Name>, axis_length<Name, N>> len{};
+inline constexpr typename detail::length_variable<Name, N>::type len{};
 
 namespace detail {
 template <class T>

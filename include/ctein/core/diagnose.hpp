@@ -19,6 +19,23 @@ struct compile_time_error;
 
 namespace detail {
 
+/// For a static_assert that fails whenever it is instantiated: `static_assert(always_false<T>, "why")`.
+template <class T>
+inline constexpr bool always_false = false;
+
+/// What an operation returns after reporting a compile error. It converts to anything and has
+/// the members code most often uses on a result, so that such code adds no errors of its own.
+/// (Declared only: a program that names it has already failed to compile.)
+struct failed_operation {
+    template <class T>
+    operator T() const;
+    template <class... A>
+    failed_operation operator()(A&&...) const;
+    std::size_t size() const;
+    std::size_t extent(std::size_t) const;
+    failed_operation* data() const;
+};
+
 /// The message of `D` as a type-level string.
 template <const diagnostic& D>
 inline constexpr auto message_text = fixed_string<D.message().size()>(D.message().view());

@@ -3,6 +3,7 @@
 // provides xtensor's).
 #pragma once
 
+#include "../core/diagnose.hpp"
 #include "tensor.hpp"
 #include "view.hpp"
 
@@ -30,10 +31,18 @@ constexpr auto as_view(X& x) {
     }
 }
 
-/// Satisfied by what `as_view` can read.
+namespace detail {
+/// What as_view gives once a view_adaptor has reported that it cannot read its type.
+template <class V>
+concept failed_view = std::is_same_v<V, failed_operation>;
+} // namespace detail
+
+/// Satisfied by what `as_view` can read (or has already reported it cannot).
 template <class X>
 concept viewable = requires(std::remove_reference_t<X>& x) {
     { as_view(x) } -> view_type;
+} || requires(std::remove_reference_t<X>& x) {
+    { as_view(x) } -> detail::failed_view;
 };
 
 namespace detail {
@@ -66,7 +75,8 @@ template <fixed_string Names, viewable X>
 constexpr auto named(X&& x) {
     auto v = as_view(x);
     using V = decltype(v);
-    return view<typename V::element_type, Names, typename V::extents_type, typename V::layout_type>(v.data(),
+    if constexpr (detail::failed_view<V>) return v;
+    else return view<typename V::element_type, Names, typename V::extents_type, typename V::layout_type>(v.data(),
                                                                                                    v.mapping());
 }
 

@@ -30,7 +30,8 @@ constexpr const char* element_name() {
 template <viewable X>
 std::string describe(X&& x) {
     const auto v = as_view(x);
-    using V = decltype(v);
+    using V = std::remove_const_t<decltype(v)>;
+    if constexpr (detail::failed_view<V>) return std::string();
     std::string out = V::names.view().empty() ? std::string("(unnamed)") : std::string(V::names.view());
     out += " (";
     for (std::size_t r = 0; r < V::rank(); ++r) {

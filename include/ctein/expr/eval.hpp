@@ -14,10 +14,14 @@ namespace ctein {
 template <viewable X>
 auto eval(X&& x) {
     const auto v = as_view(x);
-    using V = decltype(v);
-    tensor_of<typename V::element_type, V::names, typename V::extents_type> out(v.extents());
-    kernels::copy_strided(v.data(), v.mapping().axes(), out.data());
-    return out;
+    using V = std::remove_const_t<decltype(v)>;
+    if constexpr (detail::failed_view<V>) {
+        return v;
+    } else {
+        tensor_of<typename V::element_type, V::names, typename V::extents_type> out(v.extents());
+        kernels::copy_strided(v.data(), v.mapping().axes(), out.data());
+        return out;
+    }
 }
 
 } // namespace ctein

@@ -35,19 +35,6 @@ struct planned {
     static constexpr diagnostic error = recipe.error;
 };
 
-/// What an operation returns after reporting a compile error. It converts to anything and has
-/// the members code most often uses on a result, so that such code adds no errors of its own.
-/// (Declared only: a program that names it has already failed to compile.)
-struct failed_operation {
-    template <class T>
-    operator T() const;
-    template <class... A>
-    failed_operation operator()(A&&...) const;
-    std::size_t size() const;
-    std::size_t extent(std::size_t) const;
-    failed_operation* data() const;
-};
-
 /// The context line of a run-time error: the operation, its pattern, the input shape, the lengths.
 template <class V, class... Lengths>
 std::string error_context(std::string_view operation, std::string_view pattern, const V& input,
@@ -84,8 +71,5 @@ using output_extents_t = decltype(output_extents_type<R>(std::make_index_sequenc
 /// The axis names of the recipe's output, as a type-level string.
 template <const plan::recipe& R>
 inline constexpr auto output_names = fixed_string<R.output_names.size()>(R.output_names.view());
-
-template <class T>
-inline constexpr bool always_false = false;
 
 } // namespace ctein::detail

@@ -80,7 +80,9 @@ struct rearranged {
 template <fixed_string Pattern, viewable X, axis_length_type... Lengths>
 constexpr auto rearrange(X&& x, Lengths... lengths) {
     using V = view_of<X>;
-    if constexpr (!borrowable<X&&>) {
+    if constexpr (detail::failed_view<V>) {
+        return V{}; // as_view has reported why it cannot read X
+    } else if constexpr (!borrowable<X&&>) {
         static_assert(detail::always_false<V>, "ctein::rearrange: the result would view a temporary tensor that "
                                                "is about to be destroyed; keep the tensor in a variable first");
         return detail::failed_operation{};

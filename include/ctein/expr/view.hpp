@@ -77,6 +77,21 @@ private:
     mapping_type mapping_{};
 };
 
+/// A contiguous view of a buffer the caller owns: `E...` are the extents (constants or
+/// `ctein::dyn`), the dynamic ones given after the pointer, in order.
+///
+///     std::vector<float> keys(tokens * 64);
+///     auto k = ctein::adapt<"s d", ctein::dyn, 64>(keys.data(), tokens);
+template <fixed_string Names, std::size_t... E, class T, class... Lengths>
+    requires(sizeof...(Lengths) == extents<E...>::rank_dynamic() && (std::is_integral_v<Lengths> && ...))
+constexpr view<T, Names, extents<E...>> adapt(T* data, Lengths... dynamic_lengths) noexcept {
+    if constexpr (sizeof...(Lengths) == 0) {
+        return {data, extents<E...>{}};
+    } else {
+        return {data, extents<E...>(dynamic_lengths...)};
+    }
+}
+
 namespace detail {
 template <class T>
 struct is_view : std::false_type {};
