@@ -112,13 +112,7 @@ auto to_xtensor_of(const V& v) {
 ///     xt::xtensor<float, 4> doubled = 2.0f * ctein::to_xtensor(q);
 template <viewable X>
 auto to_xtensor(X&& x) {
-    const auto v = as_view(x);
-    using V = std::remove_const_t<decltype(v)>;
-    if constexpr (detail::failed_view<V>) {
-        return v;
-    } else {
-        return detail::to_xtensor_of(v);
-    }
+    return detail::with_view(x, [](const auto& v) { return detail::to_xtensor_of(v); });
 }
 
 } // namespace ctein

@@ -1,18 +1,14 @@
 # Installs ctein from BUILD_DIR into a fresh prefix, then configures, builds and runs a consumer
-# project against it with find_package(ctein CONFIG) (cmake -P).
-set(work ${WORK_DIR})
-file(REMOVE_RECURSE ${work})
-foreach(step
-        "${CMAKE_COMMAND};--install;${BUILD_DIR};--prefix;${work}/prefix"
-        "${CMAKE_COMMAND};-S;${CONSUMER_DIR};-B;${work}/build;-DCMAKE_PREFIX_PATH=${work}/prefix;-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
-        "${CMAKE_COMMAND};--build;${work}/build"
-        "${work}/build/consumer")
-    execute_process(COMMAND ${step} RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
-    message("${output}")
-    if(NOT result EQUAL 0)
-        message(FATAL_ERROR "step failed: ${step}")
+# project against it with find_package(ctein CONFIG) (cmake -P). Steps separate arguments with |.
+include(${CMAKE_CURRENT_LIST_DIR}/../cmake/run_steps.cmake)
+file(REMOVE_RECURSE ${WORK_DIR})
+run_steps(
+    "${CMAKE_COMMAND}|--install|${BUILD_DIR}|--prefix|${WORK_DIR}/prefix"
+    "${CMAKE_COMMAND}|-S|${CONSUMER_DIR}|-B|${WORK_DIR}/build|-DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix|-DCMAKE_CXX_COMPILER=${CXX_COMPILER}"
+    "${CMAKE_COMMAND}|--build|${WORK_DIR}/build"
+    "${WORK_DIR}/build/consumer")
+foreach(installed include/ctein/ctein.hpp share/cmake/ctein/ctein-config.cmake)
+    if(NOT EXISTS ${WORK_DIR}/prefix/${installed})
+        message(FATAL_ERROR "the install tree lacks ${installed}")
     endif()
 endforeach()
-if(NOT EXISTS ${work}/prefix/include/ctein/ctein.hpp OR NOT EXISTS ${work}/prefix/share/cmake/ctein/ctein-config.cmake)
-    message(FATAL_ERROR "the install tree lacks the headers or the package config")
-endif()

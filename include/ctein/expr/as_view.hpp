@@ -67,17 +67,30 @@ inline constexpr bool borrowable = std::is_lvalue_reference_v<X> || !detail::own
 template <class X>
 using view_of = decltype(as_view(std::declval<std::remove_reference_t<X>&>()));
 
+namespace detail {
+/// Calls `f` with the view of `x`, unless an adaptor has already reported that it cannot read x:
+/// then gives back that failure, so that the caller adds no error of its own.
+template <class X, class F>
+constexpr auto with_view(X& x, F&& f) {
+    auto v = as_view(x);
+    if constexpr (failed_view<decltype(v)>) {
+        return v;
+    } else {
+        return f(v);
+    }
+}
+} // namespace detail
+
 /// The same memory with other axis names: `ctein::named<"b s c">(x)`, or no names:
 /// `ctein::named<"">(x)`. Names are claims about the data, not checks; use it where a tensor
 /// comes from code that does not name its axes.
 template <fixed_string Names, viewable X>
     requires borrowable<X&&>
 constexpr auto named(X&& x) {
-    auto v = as_view(x);
-    using V = decltype(v);
-    if constexpr (detail::failed_view<V>) return v;
-    else return view<typename V::element_type, Names, typename V::extents_type, typename V::layout_type>(v.data(),
-                                                                                                   v.mapping());
+    return detail::with_view(x, []<class V>(const V& v) {
+        return view<typename V::element_type, Names, typename V::extents_type, typename V::layout_type>(v.data(),
+                                                                                                       v.mapping());
+    });
 }
 
 } // namespace ctein

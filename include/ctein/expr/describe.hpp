@@ -29,26 +29,30 @@ constexpr const char* element_name() {
 ///     std::cout << ctein::describe(ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h", 8>));
 template <viewable X>
 std::string describe(X&& x) {
-    const auto v = as_view(x);
-    using V = std::remove_const_t<decltype(v)>;
-    if constexpr (detail::failed_view<V>) return std::string();
-    std::string out = V::names.view().empty() ? std::string("(unnamed)") : std::string(V::names.view());
-    out += " (";
-    for (std::size_t r = 0; r < V::rank(); ++r) {
-        out += (r == 0 ? "" : ", ") + std::to_string(v.extent(r));
-        if (V::extents_type::static_extent(r) == dyn) out += "*";
-    }
-    out += std::string(") ") + detail::element_name<typename V::element_type>();
-    if constexpr (tensor_type<X>) {
-        out += ", tensor";
-    } else if constexpr (std::is_same_v<typename V::layout_type, layout_right>) {
-        out += ", contiguous view";
-    } else if constexpr (V::is_strided) {
-        out += ", strided view";
+    const auto line = detail::with_view(x, []<class V>(const V& v) {
+        std::string out = V::names.view().empty() ? std::string("(unnamed)") : std::string(V::names.view());
+        out += " (";
+        for (std::size_t r = 0; r < V::rank(); ++r) {
+            out += (r == 0 ? "" : ", ") + std::to_string(v.extent(r));
+            if (V::extents_type::static_extent(r) == dyn) out += "*";
+        }
+        out += std::string(") ") + detail::element_name<typename V::element_type>();
+        if constexpr (tensor_type<X>) {
+            out += ", tensor";
+        } else if constexpr (std::is_same_v<typename V::layout_type, layout_right>) {
+            out += ", contiguous view";
+        } else if constexpr (V::is_strided) {
+            out += ", strided view";
+        } else {
+            out += ", grouped view (copy with ctein::eval to make it strided)";
+        }
+        return out;
+    });
+    if constexpr (std::is_same_v<decltype(line), const std::string>) {
+        return line;
     } else {
-        out += ", grouped view (copy with ctein::eval to make it strided)";
+        return {};
     }
-    return out;
 }
 
 } // namespace ctein

@@ -13,15 +13,11 @@ namespace ctein {
 ///     auto q_contiguous = ctein::eval(q);                                          // a ctein::tensor
 template <viewable X>
 auto eval(X&& x) {
-    const auto v = as_view(x);
-    using V = std::remove_const_t<decltype(v)>;
-    if constexpr (detail::failed_view<V>) {
-        return v;
-    } else {
+    return detail::with_view(x, []<class V>(const V& v) {
         tensor_of<typename V::element_type, V::names, typename V::extents_type> out(v.extents());
         kernels::copy_strided(v.data(), v.mapping().axes(), out.data());
         return out;
-    }
+    });
 }
 
 } // namespace ctein
