@@ -21,7 +21,8 @@ TEST_CASE("xtensor containers are read without a copy", "[xtensor]") {
 TEST_CASE("xtensor_fixed keeps its static extents", "[xtensor]") {
     const xt::xtensor_fixed<float, xt::xshape<2, 3, 8>> f = xt::arange<float>(48).reshape({2, 3, 8});
     auto q = rearrange<"b s (h d) -> b h s d">(f, len<"h", 2>);
-    STATIC_REQUIRE(std::is_same_v<decltype(q), view<const float, "b h s d", extents<2, 2, 3, 4>, layout_stride>>);
+    STATIC_REQUIRE(
+        std::is_same_v<decltype(q), view<const float, "b h s d", extents<2, 2, 3, 4>, layout_stride>>);
     CHECK(q(1, 1, 2, 3) == f(1, 2, 7));
 }
 

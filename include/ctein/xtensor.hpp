@@ -29,12 +29,14 @@ struct xtensor_strided_adaptor {
         using T = std::remove_reference_t<decltype(*x.data())>;
         using E = dims<N>;
         std::array<std::size_t, N> shape{};
-        for (std::size_t r = 0; r < N; ++r) shape[r] = x.shape()[r];
+        for (std::size_t r = 0; r < N; ++r)
+            shape[r] = x.shape()[r];
         if constexpr (std::remove_cv_t<X>::static_layout == xt::layout_type::row_major) {
             return ctein::view<T, "", E, layout_right>(x.data(), E::from_all(shape));
         } else {
             std::array<std::ptrdiff_t, N> strides{};
-            for (std::size_t r = 0; r < N; ++r) strides[r] = static_cast<std::ptrdiff_t>(x.strides()[r]);
+            for (std::size_t r = 0; r < N; ++r)
+                strides[r] = static_cast<std::ptrdiff_t>(x.strides()[r]);
             return ctein::view<T, "", E, layout_stride>(
                 x.data(), typename layout_stride::template mapping<E>(E::from_all(shape), strides));
         }
@@ -76,8 +78,9 @@ struct view_adaptor<xt::xarray_container<EC, L, SC, Tag>> {
     static constexpr bool owning = true;
     template <class Y>
     static auto view(Y&) {
-        static_assert(detail::always_false<Y>, "ctein reads tensors whose rank is in their type: use xt::xtensor<T, N>, "
-                                               "or ctein::adapt<\"names\", extents...>(a.data(), ...)");
+        static_assert(detail::always_false<Y>,
+                      "ctein reads tensors whose rank is in their type: use xt::xtensor<T, N>, "
+                      "or ctein::adapt<\"names\", extents...>(a.data(), ...)");
         return detail::failed_operation{};
     }
 };
@@ -91,7 +94,8 @@ auto to_xtensor_of(const V& v) {
     if constexpr (std::is_same_v<typename V::layout_type, layout_right> && E::is_static()) {
         return [&]<std::size_t... R>(std::index_sequence<R...>) {
             return xt::adapt(v.data(), xt::fixed_shape<E::static_extent(R)...>{});
-        }(std::make_index_sequence<E::rank()>{});
+        }
+        (std::make_index_sequence<E::rank()>{});
     } else {
         std::array<std::size_t, E::rank()> shape{};
         std::array<std::ptrdiff_t, E::rank()> strides{};

@@ -1,7 +1,8 @@
 // An ellipsis on the right has nothing to stand for.
 // expect-error-gcc: Ellipsis found in right side, but not left side of a pattern a b c -> a b c ...
 // expect-error-clang: Ellipsis found in right side, but not left side of a pattern {}
-// expect-error-clang: text<'a', ' ', 'b', ' ', 'c', ' ', '-', '>', ' ', 'a', ' ', 'b', ' ', 'c', ' ', '.', '.', '.'>
+// expect-error-clang: text<'a', ' ', 'b', ' ', 'c', ' ', '-', '>', ' ', 'a', ' ', 'b', ' ', 'c', ' ', '.',
+// '.', '.'>
 #include <ctein/ctein.hpp>
 
 int main() {

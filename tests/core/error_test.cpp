@@ -18,9 +18,11 @@ TEST_CASE("name sets print as einops prints a Python set", "[core]") {
     constexpr auto names = make_error(errc::cannot_infer).with_set().with_name("d").with_name("c");
     STATIC_REQUIRE(names.message().view() == "Could not infer sizes for {'d', 'c'}");
     // an anonymous axis is an object in einops, printed without quotes
-    constexpr auto anonymous = make_error(errc::identifiers_one_side).with_set().with_name("2-axis").with_name("\xE2\x80\xA6");
-    STATIC_REQUIRE(anonymous.message().view() ==
-                   "Identifiers only on one side of expression (should be on both): {2-axis, '\xE2\x80\xA6'}");
+    constexpr auto anonymous =
+        make_error(errc::identifiers_one_side).with_set().with_name("2-axis").with_name("\xE2\x80\xA6");
+    STATIC_REQUIRE(
+        anonymous.message().view() ==
+        "Identifiers only on one side of expression (should be on both): {2-axis, '\xE2\x80\xA6'}");
 }
 
 TEST_CASE("every error code has a message format", "[core]") {
@@ -37,7 +39,8 @@ TEST_CASE("run-time errors carry the message first and the context after it", "[
     } catch (const ctein::shape_error& e) {
         CHECK(e.code() == errc::length_mismatch);
         CHECK(e.message() == "Shape mismatch, 12 != 10");
-        CHECK(std::string(e.what()) == "Shape mismatch, 12 != 10\nwhile processing rearrange pattern \"a (b c) -> a b c\"");
+        CHECK(std::string(e.what()) ==
+              "Shape mismatch, 12 != 10\nwhile processing rearrange pattern \"a (b c) -> a b c\"");
     }
     CHECK_THROWS_AS(ctein::throw_error(make_error(errc::bad_dots)), ctein::pattern_error);
     CHECK_THROWS_AS(ctein::throw_error(make_error(errc::bad_dots)), ctein::error);

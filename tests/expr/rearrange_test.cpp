@@ -13,7 +13,8 @@ using namespace ctein;
 namespace {
 template <class Tensor>
 void iota(Tensor& t) {
-    for (std::size_t i = 0; i < t.size(); ++i) t.data()[i] = static_cast<typename Tensor::value_type>(i);
+    for (std::size_t i = 0; i < t.size(); ++i)
+        t.data()[i] = static_cast<typename Tensor::value_type>(i);
 }
 } // namespace
 
@@ -32,7 +33,8 @@ TEST_CASE("a reshape stays contiguous, a head merge becomes a grouped view", "[e
     tensor<float, "b h s d", 2, 8, 5, 64> q;
     iota(q);
     auto flat = rearrange<"b h s d -> (b h) s d">(q);
-    STATIC_REQUIRE(std::is_same_v<decltype(flat), view<float, "(b h) s d", extents<16, 5, 64>, layout_right>>);
+    STATIC_REQUIRE(
+        std::is_same_v<decltype(flat), view<float, "(b h) s d", extents<16, 5, 64>, layout_right>>);
     auto merged = rearrange<"b h s d -> b s (h d)">(q);
     STATIC_REQUIRE(std::is_same_v<decltype(merged)::layout_type, layout_grouped<1, 1, 2>>);
     STATIC_REQUIRE(decltype(merged)::names == fixed_string("b s (h d)"));
@@ -66,9 +68,9 @@ TEST_CASE("a dynamic shape mistake throws the compile-time message, with context
     } catch (const shape_error& e) {
         CHECK(e.code() == errc::not_divisible);
         CHECK(e.message() == "Shape mismatch, can't divide axis of length 500 in chunks of 8");
-        CHECK(std::string(e.what()) ==
-              "Shape mismatch, can't divide axis of length 500 in chunks of 8\n while processing rearrange pattern "
-              "\"b s (h d) -> b h s d\" on a tensor of shape (2, 3, 500), h=8");
+        CHECK(std::string(e.what()) == "Shape mismatch, can't divide axis of length 500 in chunks of 8\n "
+                                       "while processing rearrange pattern "
+                                       "\"b s (h d) -> b h s d\" on a tensor of shape (2, 3, 500), h=8");
     }
     tensor<float, "", dyn, dyn> y(2, 12);
     CHECK_THROWS_WITH(rearrange<"a (b c) -> a b c">(y, len<"b">(2), len<"c">(5)),
@@ -115,11 +117,13 @@ constexpr std::array<std::size_t, 4> permutation(std::size_t index) {
     std::size_t left = 4;
     for (std::size_t i = 0; i < 4; ++i) {
         std::size_t f = 1;
-        for (std::size_t k = 1; k < left; ++k) f *= k;
+        for (std::size_t k = 1; k < left; ++k)
+            f *= k;
         const std::size_t pick = index / f;
         index %= f;
         out[i] = p[pick];
-        for (std::size_t k = pick; k + 1 < left; ++k) p[k] = p[k + 1];
+        for (std::size_t k = pick; k + 1 < left; ++k)
+            p[k] = p[k + 1];
         --left;
     }
     return out;
@@ -134,10 +138,13 @@ constexpr bounded_string<64> grouped_side(std::size_t index) {
     for (std::size_t i = 0; i < 4; ++i) {
         const bool merged_with_previous = i > 0 && (merges >> (i - 1) & 1);
         const bool merged_with_next = i < 3 && (merges >> i & 1);
-        if (i > 0) s.push_back(' ');
-        if (merged_with_next && !merged_with_previous) s.push_back('(');
+        if (i > 0)
+            s.push_back(' ');
+        if (merged_with_next && !merged_with_previous)
+            s.push_back('(');
         s.push_back(names[p[i]]);
-        if (merged_with_previous && !merged_with_next) s.push_back(')');
+        if (merged_with_previous && !merged_with_next)
+            s.push_back(')');
     }
     return s;
 }
@@ -164,7 +171,8 @@ void round_trip(const Tensor& x, Lengths... lengths) {
     STATIC_REQUIRE(std::is_same_v<typename decltype(back)::extents_type, typename Tensor::extents_type>);
     REQUIRE(back.size() == x.size());
     for (std::size_t i = 0; i < x.size(); ++i)
-        if (back.data()[i] != x.data()[i]) FAIL("element " << i << " differs");
+        if (back.data()[i] != x.data()[i])
+            FAIL("element " << i << " differs");
 }
 } // namespace
 
@@ -181,11 +189,13 @@ TEST_CASE("rearrange then its inverse is the identity (all permutations of 4 axe
         (round_trip<I + 24 * (5 * I % 8)>(x, len<"a", 2>, len<"b", 3>, len<"c", 4>, len<"d", 5>), ...);
         (
             [&] {
-                const std::size_t a = length(random), b = length(random), c = length(random), d = length(random);
+                const std::size_t a = length(random), b = length(random), c = length(random),
+                                  d = length(random);
                 tensor<int, "", dyn, dyn, dyn, dyn> y(a, b, c, d);
                 iota(y);
                 round_trip<I + 24 * (5 * I % 8)>(y, len<"a">(a), len<"b">(b), len<"c">(c), len<"d">(d));
             }(),
             ...);
-    }(std::make_index_sequence<24>{});
+    }
+    (std::make_index_sequence<24>{});
 }

@@ -28,9 +28,11 @@ inline const std::vector<json>& records() {
             std::ifstream in(std::string(CTEIN_TEST_DATA_DIR) + "/" + file);
             REQUIRE(in.good());
             for (std::string line; std::getline(in, line);) {
-                if (line.empty()) continue;
+                if (line.empty())
+                    continue;
                 json record = json::parse(line);
-                if (record.at("op") != "_meta") out.push_back(std::move(record));
+                if (record.at("op") != "_meta")
+                    out.push_back(std::move(record));
             }
         }
         return out;
@@ -41,7 +43,8 @@ inline const std::vector<json>& records() {
 /// The input shape of a case (a list input is stacked on a new first axis, as einops does).
 inline std::vector<std::size_t> input_shape(const json& c) {
     std::vector<std::size_t> shape = c.at("input_shapes").at(0).get<std::vector<std::size_t>>();
-    if (c.value("list_input", false)) shape.insert(shape.begin(), c.at("input_shapes").size());
+    if (c.value("list_input", false))
+        shape.insert(shape.begin(), c.at("input_shapes").size());
     return shape;
 }
 
@@ -51,19 +54,24 @@ template <class T>
 T input_value(const json& c, std::size_t i) {
     const std::string formula = c.at("input_formula");
     std::size_t element = 1;
-    for (std::size_t length : c.at("input_shapes").at(0).get<std::vector<std::size_t>>()) element *= length;
+    for (std::size_t length : c.at("input_shapes").at(0).get<std::vector<std::size_t>>())
+        element *= length;
     const std::size_t k = c.value("list_input", false) ? i / element : 0;
     const std::size_t n = c.value("list_input", false) ? i % element : i;
-    if (formula == "affine") return static_cast<T>(static_cast<float>(n) * 0.5f - 3.0f + 10.0f * static_cast<float>(k));
-    if (formula == "prod_safe") return static_cast<T>(1.0f + static_cast<float>(n % 5) * 0.25f);
-    if (formula == "bool_mod3") return static_cast<T>(n % 3 == 0);
+    if (formula == "affine")
+        return static_cast<T>(static_cast<float>(n) * 0.5f - 3.0f + 10.0f * static_cast<float>(k));
+    if (formula == "prod_safe")
+        return static_cast<T>(1.0f + static_cast<float>(n % 5) * 0.25f);
+    if (formula == "bool_mod3")
+        return static_cast<T>(n % 3 == 0);
     return static_cast<T>(n);
 }
 
 /// Fills a tensor with the case's input.
 template <class Tensor>
 void fill(Tensor& t, const json& c) {
-    for (std::size_t i = 0; i < t.size(); ++i) t.data()[i] = input_value<typename Tensor::value_type>(c, i);
+    for (std::size_t i = 0; i < t.size(); ++i)
+        t.data()[i] = input_value<typename Tensor::value_type>(c, i);
 }
 
 /// The names of a printed Python set, `{'d', 'c'}` or `{2-axis}`.
@@ -73,7 +81,8 @@ inline std::set<std::string> set_names(std::string_view set) {
     while (!set.empty()) {
         const std::size_t end = set.find(", ");
         std::string_view name = set.substr(0, end);
-        if (name.size() >= 2 && name.front() == '\'') name = name.substr(1, name.size() - 2);
+        if (name.size() >= 2 && name.front() == '\'')
+            name = name.substr(1, name.size() - 2);
         names.emplace(name);
         set = end == std::string_view::npos ? std::string_view{} : set.substr(end + 2);
     }
@@ -91,8 +100,10 @@ inline void check_message(std::string_view ours, const json& c) {
                  << "\n  einops: " << expected);
     if (c.at("error_kind") == "no_arrow") {
         std::size_t arrows = 0;
-        for (std::size_t at = pattern.find("->"); at != std::string::npos; at = pattern.find("->", at + 2)) ++arrows;
-        CHECK(ours == "Pattern must contain '->' exactly once, it contains it " + std::to_string(arrows) + " times");
+        for (std::size_t at = pattern.find("->"); at != std::string::npos; at = pattern.find("->", at + 2))
+            ++arrows;
+        CHECK(ours ==
+              "Pattern must contain '->' exactly once, it contains it " + std::to_string(arrows) + " times");
         return;
     }
     if (expected.starts_with("('Invalid name for an axis', '")) {
@@ -114,19 +125,23 @@ inline void check_message(std::string_view ours, const json& c) {
 /// Checks a result's shape and elements against the case's output.
 template <class Tensor>
 void check_output(const Tensor& out, const json& c) {
-    INFO("case " << c.at("id").get<std::string>() << ": pattern \"" << c.at("pattern").get<std::string>() << "\"");
+    INFO("case " << c.at("id").get<std::string>() << ": pattern \"" << c.at("pattern").get<std::string>()
+                 << "\"");
     const auto shape = c.at("output_shape").get<std::vector<std::size_t>>();
     REQUIRE(Tensor::rank() == shape.size());
-    for (std::size_t r = 0; r < shape.size(); ++r) CHECK(out.extent(r) == shape[r]);
+    for (std::size_t r = 0; r < shape.size(); ++r)
+        CHECK(out.extent(r) == shape[r]);
     const auto& values = c.at("output");
     REQUIRE(out.size() == values.size());
     for (std::size_t i = 0; i < out.size(); ++i) {
         using T = typename Tensor::value_type;
         if constexpr (std::is_floating_point_v<T>) {
             // exact: every input is a multiple of 0.25, so any order of sums and products is exact
-            if (out.data()[i] != values[i].get<T>()) FAIL_CHECK("element " << i << ": " << out.data()[i] << " != " << values[i]);
+            if (out.data()[i] != values[i].get<T>())
+                FAIL_CHECK("element " << i << ": " << out.data()[i] << " != " << values[i]);
         } else {
-            if (out.data()[i] != values[i].get<T>()) FAIL_CHECK("element " << i << " differs");
+            if (out.data()[i] != values[i].get<T>())
+                FAIL_CHECK("element " << i << " differs");
         }
     }
 }
@@ -144,7 +159,8 @@ inline ctein::plan::operand operand_of(const json& c) {
     ctein::plan::operand o;
     const auto shape = input_shape(c);
     o.rank = shape.size();
-    for (std::size_t r = 0; r < shape.size() && r < ctein::plan::max_dims; ++r) o.extents[r] = shape[r];
+    for (std::size_t r = 0; r < shape.size() && r < ctein::plan::max_dims; ++r)
+        o.extents[r] = shape[r];
     return o;
 }
 
@@ -157,7 +173,8 @@ inline std::map<std::string, std::map<std::string, check_function>>& registry() 
 }
 
 struct registrar {
-    registrar(const std::string& operation, std::initializer_list<std::pair<const std::string, check_function>> cases) {
+    registrar(const std::string& operation,
+              std::initializer_list<std::pair<const std::string, check_function>> cases) {
         registry()[operation].insert(cases);
     }
 };

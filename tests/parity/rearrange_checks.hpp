@@ -44,7 +44,8 @@ void check_rearrange(const json& c) {
             check_message(e.message(), c);
         }
     } else {
-        check_output(ctein::eval(ctein::rearrange<Pattern>(dynamic, ctein::len<Lengths::name>(Lengths::static_value)...)),
+        check_output(ctein::eval(ctein::rearrange<Pattern>(
+                         dynamic, ctein::len<Lengths::name>(Lengths::static_value)...)),
                      c);
     }
 
@@ -58,7 +59,8 @@ void check_rearrange(const json& c) {
         REQUIRE(recipe.ok());
         const auto shape = c.at("output_shape").get<std::vector<std::size_t>>();
         REQUIRE(recipe.output_rank == shape.size());
-        for (std::size_t r = 0; r < shape.size(); ++r) CHECK(recipe.output_extents[r] == shape[r]);
+        for (std::size_t r = 0; r < shape.size(); ++r)
+            CHECK(recipe.output_extents[r] == shape[r]);
     }
 }
 

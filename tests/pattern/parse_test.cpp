@@ -8,7 +8,8 @@ using namespace ctein::pattern;
 using ctein::errc;
 
 namespace {
-constexpr std::string_view name_of(std::string_view text, const expression& e, std::size_t dim, std::size_t i = 0) {
+constexpr std::string_view name_of(std::string_view text, const expression& e, std::size_t dim,
+                                   std::size_t i = 0) {
     return e.axis_of(e.dims[dim], i).where.in(text);
 }
 } // namespace
@@ -78,10 +79,12 @@ TEST_CASE("errors carry einops' text and the column where they were found", "[pa
     constexpr auto duplicate = parse_pattern("a b -> a b b");
     STATIC_REQUIRE(duplicate.error.code == errc::duplicate_axis);
     STATIC_REQUIRE(duplicate.error.column == 11);
-    STATIC_REQUIRE(duplicate.error.message().view() == "Indexing expression contains duplicate dimension \"b\"");
+    STATIC_REQUIRE(duplicate.error.message().view() ==
+                   "Indexing expression contains duplicate dimension \"b\"");
 
     constexpr auto open = parse_pattern("a (b ... -> a b");
-    STATIC_REQUIRE(open.error.message().view() == "Imbalanced parentheses in expression: \"a (b \xE2\x80\xA6 \"");
+    STATIC_REQUIRE(open.error.message().view() ==
+                   "Imbalanced parentheses in expression: \"a (b \xE2\x80\xA6 \"");
 
     constexpr auto glued = parse_pattern("...h -> h");
     STATIC_REQUIRE(glued.error.message().view() ==
@@ -112,8 +115,9 @@ TEST_CASE("axis names follow einops' identifier rules", "[pattern]") {
 TEST_CASE("the parser gives the same results at run time", "[pattern]") {
     // the compiler's results for these patterns are the STATIC_REQUIREs above; here the same
     // strings, built at run time, must parse identically
-    for (const char* literal : {"b s (h d) -> b h s d", "batch 1 () (1 d_in) (h 2) -> batch", "b ... d -> (...) b d",
-                                "a b c! -> a b c", "a (b ... -> a b", "  b   s  ( h  d )  ->  b h  s d "}) {
+    for (const char* literal :
+         {"b s (h d) -> b h s d", "batch 1 () (1 d_in) (h 2) -> batch", "b ... d -> (...) b d",
+          "a b c! -> a b c", "a (b ... -> a b", "  b   s  ( h  d )  ->  b h  s d "}) {
         const std::string text = literal;
         const auto p = parse_pattern(text);
         const auto q = parse_pattern(std::string_view(literal));

@@ -9,7 +9,8 @@ using ctein::dyn;
 using ctein::errc;
 
 namespace {
-constexpr recipe rearrange(std::string_view pattern, operand input, std::span<const given_length> given = {}) {
+constexpr recipe rearrange(std::string_view pattern, operand input,
+                           std::span<const given_length> given = {}) {
     return make_recipe(pattern, operation::rearrange, input, given);
 }
 constexpr std::array<given_length, 1> h8{given_length{"h", 8}};
@@ -77,26 +78,33 @@ TEST_CASE("names bind: a lone name the same name, a group splits a name, _ anyth
     STATIC_REQUIRE(rearrange("a 1 -> a", {2, {2, 1}, "a 1"}).ok());
     constexpr auto swapped = rearrange("b s h d -> b s (h d)", {4, {2, 8, 5, 64}, "b h s d"});
     STATIC_REQUIRE(swapped.error.code == errc::axis_names_mismatch);
-    STATIC_REQUIRE(swapped.error.message().view() == "pattern axes \"b s h d\" do not match tensor axes \"b h s d\"");
+    STATIC_REQUIRE(swapped.error.message().view() ==
+                   "pattern axes \"b s h d\" do not match tensor axes \"b h s d\"");
     STATIC_REQUIRE(swapped.error.column == 2); // the first dimension that does not bind
-    STATIC_REQUIRE(rearrange("b s c -> b c s", {3, {2, 5, 512}, "b s (h d)"}).error.code == errc::axis_names_mismatch);
-    STATIC_REQUIRE(rearrange("b s (x y) -> b s x y", {3, {2, 5, 512}, "b s (h d)"}, std::array{given_length{"x", 8}})
-                       .error.code == errc::axis_names_mismatch);
-    STATIC_REQUIRE(rearrange("b 1 c -> b c", {3, {2, 1, 4}, "b s c"}).error.code == errc::axis_names_mismatch);
+    STATIC_REQUIRE(rearrange("b s c -> b c s", {3, {2, 5, 512}, "b s (h d)"}).error.code ==
+                   errc::axis_names_mismatch);
+    STATIC_REQUIRE(
+        rearrange("b s (x y) -> b s x y", {3, {2, 5, 512}, "b s (h d)"}, std::array{given_length{"x", 8}})
+            .error.code == errc::axis_names_mismatch);
+    STATIC_REQUIRE(rearrange("b 1 c -> b c", {3, {2, 1, 4}, "b s c"}).error.code ==
+                   errc::axis_names_mismatch);
 }
 
 TEST_CASE("errors come in einops' order", "[plan]") {
     // identifiers before the number of dimensions
-    STATIC_REQUIRE(rearrange("a b c d -> a b c e", {3, {2, 3, 4}, ""}).error.code == errc::identifiers_one_side);
+    STATIC_REQUIRE(rearrange("a b c d -> a b c e", {3, {2, 3, 4}, ""}).error.code ==
+                   errc::identifiers_one_side);
     // the number of dimensions before the given lengths
-    STATIC_REQUIRE(rearrange("a b c d -> a b c d", {3, {2, 3, 4}, ""}, std::array{given_length{"z", 1}}).error.code ==
-                   errc::wrong_ndim);
+    STATIC_REQUIRE(
+        rearrange("a b c d -> a b c d", {3, {2, 3, 4}, ""}, std::array{given_length{"z", 1}}).error.code ==
+        errc::wrong_ndim);
     // given lengths in the order given: an unused one before a later invalid one
     constexpr std::array<given_length, 2> lengths{given_length{"z", 2}, given_length{"_x", 3}};
     STATIC_REQUIRE(rearrange("a b -> b a", {2, {2, 3}, ""}, lengths).error.code == errc::unused_axis_length);
     // what cannot be inferred before the lengths that are known
-    STATIC_REQUIRE(rearrange("(a b) (c d) -> a b c d", {2, {3, 4}, ""}, std::array{given_length{"a", 2}}).error.code ==
-                   errc::cannot_infer);
+    STATIC_REQUIRE(
+        rearrange("(a b) (c d) -> a b c d", {2, {3, 4}, ""}, std::array{given_length{"a", 2}}).error.code ==
+        errc::cannot_infer);
     // ctein's own: a length given twice
     constexpr std::array<given_length, 2> twice{given_length{"h", 2}, given_length{"h", 2}};
     STATIC_REQUIRE(rearrange("(h d) -> h d", {1, {4}, ""}, twice).error.code == errc::length_given_twice);
@@ -104,13 +112,15 @@ TEST_CASE("errors come in einops' order", "[plan]") {
 
 TEST_CASE("reduce and repeat follow their own identifier rules", "[plan]") {
     constexpr auto reduce = make_recipe("a b -> a c", operation::reduce, {2, {2, 3}, ""}, {}, "max");
-    STATIC_REQUIRE(reduce.error.message().view() == "Unexpected identifiers on the right side of reduce max: {'c'}");
-    constexpr auto reduced = make_recipe("b h s d -> b s d", operation::reduce, {4, {2, 8, 5, 64}, ""}, {}, "sum");
+    STATIC_REQUIRE(reduce.error.message().view() ==
+                   "Unexpected identifiers on the right side of reduce max: {'c'}");
+    constexpr auto reduced =
+        make_recipe("b h s d -> b s d", operation::reduce, {4, {2, 8, 5, 64}, ""}, {}, "sum");
     STATIC_REQUIRE(reduced.ok());
     STATIC_REQUIRE(!reduced.axes[1].on_right); // h is reduced
     STATIC_REQUIRE(reduced.output_names.view() == "b s d");
-    constexpr auto repeat = make_recipe("h w -> h w c", operation::repeat, {2, {2, 3}, ""},
-                                        std::array{given_length{"d", 3}});
+    constexpr auto repeat =
+        make_recipe("h w -> h w c", operation::repeat, {2, {2, 3}, ""}, std::array{given_length{"d", 3}});
     STATIC_REQUIRE(repeat.error.message().view() == "Specify sizes for new axes in repeat: {'c'}");
     constexpr auto gqa = make_recipe("b g s d -> b (g r) s d", operation::repeat, {4, {1, 8, 5, 64}, ""},
                                      std::array{given_length{"r", 4}});

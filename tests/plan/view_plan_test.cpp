@@ -10,9 +10,11 @@ namespace {
 constexpr view_kind kind(std::string_view pattern, bool contiguous, std::size_t rank = 3) {
     const operand input{rank, {2, 4, 4, 5}, ""};
     const std::array<given_length, 1> h{given_length{"h", 2}};
-    const auto r = make_recipe(pattern, operation::rearrange, input,
-                               pattern.find('h') == std::string_view::npos ? std::span(h).first(0) : std::span(h));
-    if (!r.ok()) throw "the pattern must be valid"; // fails the constant evaluation
+    const auto r =
+        make_recipe(pattern, operation::rearrange, input,
+                    pattern.find('h') == std::string_view::npos ? std::span(h).first(0) : std::span(h));
+    if (!r.ok())
+        throw "the pattern must be valid"; // fails the constant evaluation
     return view_kind_of(r, contiguous);
 }
 } // namespace
@@ -22,7 +24,7 @@ TEST_CASE("reshapes stay contiguous, permutations and splits become strided", "[
     STATIC_REQUIRE(kind("a b (h d) -> (a b) h d", true) == view_kind::contiguous);
     STATIC_REQUIRE(kind("a b c -> c b a", true) == view_kind::strided);
     STATIC_REQUIRE(kind("a b (h d) -> a h b d", true) == view_kind::strided);
-    STATIC_REQUIRE(kind("a b c -> a (b c)", false) == view_kind::grouped); // strides of b and c unknown
+    STATIC_REQUIRE(kind("a b c -> a (b c)", false) == view_kind::grouped);       // strides of b and c unknown
     STATIC_REQUIRE(kind("a (h d) c -> a (h d) c", false) == view_kind::strided); // one input dimension
 }
 

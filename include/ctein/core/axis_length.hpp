@@ -43,11 +43,14 @@ template <std::size_t N>
 constexpr length_spelling spelling_of(const fixed_string<N>& text) {
     const std::string_view s = text.view();
     std::size_t equals = 0;
-    while (equals < s.size() && s[equals] != '=') ++equals;
-    if (equals + 1 >= s.size()) return {s.size(), dyn};
+    while (equals < s.size() && s[equals] != '=')
+        ++equals;
+    if (equals + 1 >= s.size())
+        return {s.size(), dyn};
     std::size_t value = 0;
     for (char c : s.substr(equals + 1)) {
-        if (c < '0' || c > '9') return {s.size(), dyn};
+        if (c < '0' || c > '9')
+            return {s.size(), dyn};
         value = value * 10 + static_cast<std::size_t>(c - '0');
     }
     return {equals, value};
@@ -58,8 +61,7 @@ struct length_variable {
     using type = std::conditional_t<N == dyn, axis_length_of<Spelling>, axis_length<Spelling, N>>;
 };
 template <fixed_string Spelling, std::size_t N, length_spelling S>
-    requires(N == dyn && S.value != dyn)
-struct length_variable<Spelling, N, S> {
+requires(N == dyn && S.value != dyn) struct length_variable<Spelling, N, S> {
     using type = axis_length<fixed_string<S.name_size>(Spelling.view()), S.value>;
 };
 } // namespace detail

@@ -59,10 +59,10 @@ auto argument_list(std::index_sequence<I...>)
 /// requirement prints the arguments.
 template <errc Code, class Arguments>
 struct reported_as;
-#define CTEIN_REPORT_CASE(name, format)                                                                     \
-    template <class Arguments>                                                                              \
-    struct reported_as<errc::name, Arguments> {                                                             \
-        static_assert(failed_with<Arguments>, format);                                                      \
+#define CTEIN_REPORT_CASE(name, format)                                                                      \
+    template <class Arguments>                                                                               \
+    struct reported_as<errc::name, Arguments> {                                                              \
+        static_assert(failed_with<Arguments>, format);                                                       \
     };
 CTEIN_ERROR_TABLE(CTEIN_REPORT_CASE)
 #undef CTEIN_REPORT_CASE

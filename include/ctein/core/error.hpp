@@ -16,38 +16,39 @@ namespace ctein {
 
 // X(code, format): `{}` marks where an argument goes. Texts are einops' own wherever einops has
 // the error (einops/parsing.py, einops/einops.py), so users can search for them.
-#define CTEIN_ERROR_TABLE(X)                                                                            \
-    /* the pattern text */                                                                              \
-    X(no_arrow, "Pattern must contain '->' exactly once, it contains it {} times")                     \
-    X(bad_dots, "Expression may contain dots only inside ellipsis (...)")                              \
-    X(ellipsis_multiple, "Expression may contain dots only inside ellipsis (...); only one ellipsis for tensor ") \
-    X(duplicate_axis, "Indexing expression contains duplicate dimension \"{}\"")                       \
-    X(anonymous_axis_nonpositive, "Anonymous axis should have positive length, not {}")                \
-    X(invalid_axis_identifier, "Invalid axis identifier: {}\n{}")                                      \
-    X(nested_parens, "Axis composition is one-level (brackets inside brackets not allowed)")           \
-    X(brackets_not_balanced, "Brackets are not balanced")                                              \
-    X(imbalanced_parentheses, "Imbalanced parentheses in expression: \"{}\"")                          \
-    X(unknown_character, "Unknown character '{}'")                                                     \
-    X(too_many_axes, "Expression has more than {} axes or dimensions, ctein's limit")                  \
-    /* the pattern against the operation */                                                            \
-    X(ellipsis_right_only, "Ellipsis found in right side, but not left side of a pattern {}")          \
-    X(ellipsis_parenthesized_left, "Ellipsis inside parenthesis in the left side is not allowed: {}")  \
-    X(rearrange_anonymous_axis,                                                                        \
-      "Non-unitary anonymous axes are not supported in rearrange (exception is length 1)")             \
-    X(identifiers_one_side, "Identifiers only on one side of expression (should be on both): {}")      \
-    X(repeat_left_axis, "Unexpected identifiers on the left side of repeat: {}")                       \
-    X(repeat_missing_size, "Specify sizes for new axes in repeat: {}")                                 \
-    X(reduce_unknown_right, "Unexpected identifiers on the right side of reduce {}: {}")               \
-    /* the pattern against the tensor and the given lengths */                                         \
-    X(wrong_ndim, "Wrong shape: expected {} dims. Received {}-dim tensor.")                            \
-    X(wrong_ndim_ellipsis, "Wrong shape: expected >={} dims. Received {}-dim tensor.")                 \
-    X(axis_names_mismatch, "pattern axes \"{}\" do not match tensor axes \"{}\"")                      \
-    X(invalid_axis_names, "Invalid axis names \"{}\" for a tensor of {} dimensions: {}")                 \
-    X(invalid_length_name, "Invalid name for an axis: {}")                                             \
-    X(length_given_twice, "Length of axis {} is given more than once")                                 \
-    X(unused_axis_length, "Axis {} is not used in transform")                                          \
-    X(cannot_infer, "Could not infer sizes for {}")                                                    \
-    X(length_mismatch, "Shape mismatch, {} != {}")                                                     \
+#define CTEIN_ERROR_TABLE(X)                                                                                 \
+    /* the pattern text */                                                                                   \
+    X(no_arrow, "Pattern must contain '->' exactly once, it contains it {} times")                           \
+    X(bad_dots, "Expression may contain dots only inside ellipsis (...)")                                    \
+    X(ellipsis_multiple,                                                                                     \
+      "Expression may contain dots only inside ellipsis (...); only one ellipsis for tensor ")               \
+    X(duplicate_axis, "Indexing expression contains duplicate dimension \"{}\"")                             \
+    X(anonymous_axis_nonpositive, "Anonymous axis should have positive length, not {}")                      \
+    X(invalid_axis_identifier, "Invalid axis identifier: {}\n{}")                                            \
+    X(nested_parens, "Axis composition is one-level (brackets inside brackets not allowed)")                 \
+    X(brackets_not_balanced, "Brackets are not balanced")                                                    \
+    X(imbalanced_parentheses, "Imbalanced parentheses in expression: \"{}\"")                                \
+    X(unknown_character, "Unknown character '{}'")                                                           \
+    X(too_many_axes, "Expression has more than {} axes or dimensions, ctein's limit")                        \
+    /* the pattern against the operation */                                                                  \
+    X(ellipsis_right_only, "Ellipsis found in right side, but not left side of a pattern {}")                \
+    X(ellipsis_parenthesized_left, "Ellipsis inside parenthesis in the left side is not allowed: {}")        \
+    X(rearrange_anonymous_axis,                                                                              \
+      "Non-unitary anonymous axes are not supported in rearrange (exception is length 1)")                   \
+    X(identifiers_one_side, "Identifiers only on one side of expression (should be on both): {}")            \
+    X(repeat_left_axis, "Unexpected identifiers on the left side of repeat: {}")                             \
+    X(repeat_missing_size, "Specify sizes for new axes in repeat: {}")                                       \
+    X(reduce_unknown_right, "Unexpected identifiers on the right side of reduce {}: {}")                     \
+    /* the pattern against the tensor and the given lengths */                                               \
+    X(wrong_ndim, "Wrong shape: expected {} dims. Received {}-dim tensor.")                                  \
+    X(wrong_ndim_ellipsis, "Wrong shape: expected >={} dims. Received {}-dim tensor.")                       \
+    X(axis_names_mismatch, "pattern axes \"{}\" do not match tensor axes \"{}\"")                            \
+    X(invalid_axis_names, "Invalid axis names \"{}\" for a tensor of {} dimensions: {}")                     \
+    X(invalid_length_name, "Invalid name for an axis: {}")                                                   \
+    X(length_given_twice, "Length of axis {} is given more than once")                                       \
+    X(unused_axis_length, "Axis {} is not used in transform")                                                \
+    X(cannot_infer, "Could not infer sizes for {}")                                                          \
+    X(length_mismatch, "Shape mismatch, {} != {}")                                                           \
     X(not_divisible, "Shape mismatch, can't divide axis of length {} in chunks of {}")
 
 /// What went wrong; `none` means nothing did.
@@ -68,8 +69,8 @@ inline constexpr std::size_t error_code_count = 0
 /// The message format of an error code, with `{}` where arguments go.
 constexpr std::string_view error_format(errc code) noexcept {
     switch (code) {
-#define CTEIN_ERROR_CASE(code, format)                                                                  \
-    case errc::code:                                                                                    \
+#define CTEIN_ERROR_CASE(code, format)                                                                       \
+    case errc::code:                                                                                         \
         return format;
         CTEIN_ERROR_TABLE(CTEIN_ERROR_CASE)
 #undef CTEIN_ERROR_CASE
@@ -98,12 +99,15 @@ struct error_arg {
         while (!names.empty()) {
             const std::size_t end = detail::find(names, " ");
             std::string_view name = names.substr(0, end);
-            if (!first) out.append(", ");
+            if (!first)
+                out.append(", ");
             // einops prints an anonymous axis unquoted ("2-axis"); names never start with a digit
             const bool quoted = !(name.front() >= '0' && name.front() <= '9');
-            if (quoted) out.push_back('\'');
+            if (quoted)
+                out.push_back('\'');
             out.append(name);
-            if (quoted) out.push_back('\'');
+            if (quoted)
+                out.push_back('\'');
             first = false;
             names = end == std::string_view::npos ? std::string_view{} : names.substr(end + 1);
         }
@@ -136,7 +140,8 @@ struct diagnostic {
     constexpr diagnostic& with_set() noexcept { return add(error_arg::kind::name_set); }
     constexpr diagnostic& with_name(std::string_view name) noexcept {
         auto& set = args[arg_count - 1].text;
-        if (!set.empty()) set.push_back(' ');
+        if (!set.empty())
+            set.push_back(' ');
         set.append(name);
         return *this;
     }
@@ -148,7 +153,8 @@ struct diagnostic {
         std::size_t next = 0;
         for (std::size_t i = 0; i < format.size(); ++i) {
             if (format[i] == '{' && i + 1 < format.size() && format[i + 1] == '}') {
-                if (next < arg_count) args[next++].print(out);
+                if (next < arg_count)
+                    args[next++].print(out);
                 ++i;
             } else {
                 out.push_back(format[i]);
@@ -159,7 +165,8 @@ struct diagnostic {
 
 private:
     constexpr diagnostic& add(error_arg::kind type) noexcept {
-        if (arg_count < max_args) args[arg_count++].type = type;
+        if (arg_count < max_args)
+            args[arg_count++].type = type;
         return *this;
     }
     constexpr diagnostic& append_to_last(std::string_view text) noexcept {

@@ -14,8 +14,10 @@ inline constexpr std::size_t not_found = std::string_view::npos;
 constexpr std::size_t find(std::string_view text, std::string_view needle, std::size_t from = 0) noexcept {
     for (std::size_t at = from; at + needle.size() <= text.size(); ++at) {
         std::size_t i = 0;
-        while (i < needle.size() && text[at + i] == needle[i]) ++i;
-        if (i == needle.size()) return at;
+        while (i < needle.size() && text[at + i] == needle[i])
+            ++i;
+        if (i == needle.size())
+            return at;
     }
     return not_found;
 }
@@ -27,7 +29,8 @@ constexpr bool starts_with(std::string_view text, std::string_view prefix) noexc
 /// The number of non-overlapping `needle`s in `text`.
 constexpr std::size_t count(std::string_view text, std::string_view needle) noexcept {
     std::size_t n = 0;
-    for (std::size_t at = find(text, needle); at != not_found; at = find(text, needle, at + needle.size())) ++n;
+    for (std::size_t at = find(text, needle); at != not_found; at = find(text, needle, at + needle.size()))
+        ++n;
     return n;
 }
 

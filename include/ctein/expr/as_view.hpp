@@ -41,7 +41,8 @@ concept failed_view = std::is_same_v<V, failed_operation>;
 template <class X>
 concept viewable = requires(std::remove_reference_t<X>& x) {
     { as_view(x) } -> view_type;
-} || requires(std::remove_reference_t<X>& x) {
+}
+|| requires(std::remove_reference_t<X>& x) {
     { as_view(x) } -> detail::failed_view;
 };
 
@@ -61,7 +62,8 @@ constexpr bool owns_elements() {
 /// Whether a view of X may outlive the expression that passed X: true for lvalues, views and
 /// non-owning adaptors; false for a temporary tensor or container, whose view would dangle.
 template <class X>
-inline constexpr bool borrowable = std::is_lvalue_reference_v<X> || !detail::owns_elements<std::remove_cvref_t<X>>();
+inline constexpr bool borrowable =
+    std::is_lvalue_reference_v<X> || !detail::owns_elements<std::remove_cvref_t<X>>();
 
 /// The type `as_view` gives for X.
 template <class X>
@@ -85,11 +87,11 @@ constexpr auto with_view(X& x, F&& f) {
 /// `ctein::named<"">(x)`. Names are claims about the data, not checks; use it where a tensor
 /// comes from code that does not name its axes.
 template <fixed_string Names, viewable X>
-    requires borrowable<X&&>
+requires borrowable<X&&>
 constexpr auto named(X&& x) {
     return detail::with_view(x, []<class V>(const V& v) {
-        return view<typename V::element_type, Names, typename V::extents_type, typename V::layout_type>(v.data(),
-                                                                                                       v.mapping());
+        return view<typename V::element_type, Names, typename V::extents_type, typename V::layout_type>(
+            v.data(), v.mapping());
     });
 }
 

@@ -14,12 +14,18 @@ namespace detail {
 template <class T>
 constexpr const char* element_name() {
     using U = std::remove_cv_t<T>;
-    if constexpr (std::is_same_v<U, float>) return "float";
-    else if constexpr (std::is_same_v<U, double>) return "double";
-    else if constexpr (std::is_same_v<U, bool>) return "bool";
-    else if constexpr (std::is_same_v<U, std::int64_t>) return "int64";
-    else if constexpr (std::is_same_v<U, std::int32_t>) return "int32";
-    else return "element";
+    if constexpr (std::is_same_v<U, float>)
+        return "float";
+    else if constexpr (std::is_same_v<U, double>)
+        return "double";
+    else if constexpr (std::is_same_v<U, bool>)
+        return "bool";
+    else if constexpr (std::is_same_v<U, std::int64_t>)
+        return "int64";
+    else if constexpr (std::is_same_v<U, std::int32_t>)
+        return "int32";
+    else
+        return "element";
 }
 } // namespace detail
 
@@ -34,7 +40,8 @@ std::string describe(X&& x) {
         out += " (";
         for (std::size_t r = 0; r < V::rank(); ++r) {
             out += (r == 0 ? "" : ", ") + std::to_string(v.extent(r));
-            if (V::extents_type::static_extent(r) == dyn) out += "*";
+            if (V::extents_type::static_extent(r) == dyn)
+                out += "*";
         }
         out += std::string(") ") + detail::element_name<typename V::element_type>();
         if constexpr (tensor_type<X>) {

@@ -39,8 +39,8 @@ struct planned {
 template <class V, class... Lengths>
 std::string error_context(std::string_view operation, std::string_view pattern, const V& input,
                           const Lengths&... lengths) {
-    std::string context = " while processing " + std::string(operation) + " pattern \"" + std::string(pattern) +
-                          "\" on a tensor of shape (";
+    std::string context = " while processing " + std::string(operation) + " pattern \"" +
+                          std::string(pattern) + "\" on a tensor of shape (";
     for (std::size_t r = 0; r < V::rank(); ++r)
         context += (r == 0 ? "" : ", ") + std::to_string(input.extent(r)) + (V::rank() == 1 ? "," : "");
     context += ")";
@@ -51,10 +51,12 @@ std::string error_context(std::string_view operation, std::string_view pattern, 
 /// The lengths of the recipe's axes for this input and these lengths, solved at run time by the
 /// function the compiler used; throws ctein::shape_error where dynamic extents disagree.
 template <const plan::recipe& R, class V, class... Lengths>
-std::array<std::size_t, plan::max_axes> solve_at_run_time(std::string_view operation, std::string_view pattern,
-                                                          const V& input, const Lengths&... lengths) {
+std::array<std::size_t, plan::max_axes> solve_at_run_time(std::string_view operation,
+                                                          std::string_view pattern, const V& input,
+                                                          const Lengths&... lengths) {
     std::array<std::size_t, plan::max_dims> extents{};
-    for (std::size_t r = 0; r < V::rank(); ++r) extents[r] = input.extent(r);
+    for (std::size_t r = 0; r < V::rank(); ++r)
+        extents[r] = input.extent(r);
     const std::array<std::size_t, plan::max_axes> given{lengths.value()...};
     std::array<std::size_t, plan::max_axes> axis_lengths{};
     if (diagnostic d = plan::solve_lengths(R, extents, given, axis_lengths))

@@ -36,13 +36,15 @@ struct rearranged {
         std::array<std::size_t, plan::max_dims> out{};
         plan::output_extents(R, lengths, out);
         std::array<std::size_t, extents_type::rank()> out_extents{};
-        for (std::size_t k = 0; k < extents_type::rank(); ++k) out_extents[k] = out[k];
+        for (std::size_t k = 0; k < extents_type::rank(); ++k)
+            out_extents[k] = out[k];
         const auto extents = extents_type::from_all(out_extents);
         if constexpr (kind == plan::view_kind::contiguous) {
             return type(input.data(), extents);
         } else {
             std::array<std::ptrdiff_t, plan::max_dims> input_strides{};
-            for (std::size_t k = 0; k < V::rank(); ++k) input_strides[k] = input.stride(k);
+            for (std::size_t k = 0; k < V::rank(); ++k)
+                input_strides[k] = input.stride(k);
             std::array<std::ptrdiff_t, plan::max_axes> strides{};
             plan::axis_strides(R, input_strides, lengths, strides);
             if constexpr (kind == plan::view_kind::strided) {
@@ -83,12 +85,14 @@ constexpr auto rearrange(X&& x, Lengths... lengths) {
     if constexpr (detail::failed_view<V>) {
         return V{}; // as_view has reported why it cannot read X
     } else if constexpr (!borrowable<X&&>) {
-        static_assert(detail::always_false<V>, "ctein::rearrange: the result would view a temporary tensor that "
-                                               "is about to be destroyed; keep the tensor in a variable first");
+        static_assert(detail::always_false<V>,
+                      "ctein::rearrange: the result would view a temporary tensor that "
+                      "is about to be destroyed; keep the tensor in a variable first");
         return detail::failed_operation{};
     } else if constexpr (!V::is_strided) {
-        static_assert(detail::always_false<V>, "ctein::rearrange: the input merges axes that are not adjacent in "
-                                               "memory; materialise it with ctein::eval first");
+        static_assert(detail::always_false<V>,
+                      "ctein::rearrange: the input merges axes that are not adjacent in "
+                      "memory; materialise it with ctein::eval first");
         return detail::failed_operation{};
     } else {
         using planned = detail::planned<Pattern, plan::operation::rearrange, V, Lengths...>;

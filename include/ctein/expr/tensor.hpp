@@ -6,11 +6,11 @@
 #include "../core/fixed_string.hpp"
 #include "view.hpp"
 
+#include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <new>
 #include <type_traits>
-#include <algorithm>
-#include <memory>
 #include <utility>
 
 namespace ctein {
@@ -29,7 +29,8 @@ public:
         , size_(size) {
         std::uninitialized_value_construct_n(data_, size);
     }
-    aligned_buffer(const aligned_buffer& other) : aligned_buffer(other.size_) {
+    aligned_buffer(const aligned_buffer& other)
+        : aligned_buffer(other.size_) {
         std::copy_n(other.data_, size_, data_);
     }
     aligned_buffer(aligned_buffer&& other) noexcept
@@ -42,7 +43,8 @@ public:
     }
     ~aligned_buffer() {
         std::destroy_n(data_, size_);
-        if (data_ != nullptr) ::operator delete(data_, alignment);
+        if (data_ != nullptr)
+            ::operator delete(data_, alignment);
     }
 
     T* data() noexcept { return data_; }
@@ -76,16 +78,16 @@ public:
     static constexpr auto names = Names;
     static constexpr std::size_t rank() noexcept { return sizeof...(E); }
 
-    tensor()
-        requires(extents_type::rank_dynamic() == 0)
+    tensor() requires(extents_type::rank_dynamic() == 0)
         : data_(extents_type{}.size()) {}
     template <class... Lengths>
-        requires(sizeof...(Lengths) == extents_type::rank_dynamic() && sizeof...(Lengths) != 0 &&
-                 (std::is_integral_v<Lengths> && ...))
-    explicit tensor(Lengths... dynamic_lengths)
+    requires(sizeof...(Lengths) == extents_type::rank_dynamic() && sizeof...(Lengths) != 0 &&
+             (std::is_integral_v<Lengths> && ...)) explicit tensor(Lengths... dynamic_lengths)
         : extents_(dynamic_lengths...)
         , data_(extents_.size()) {}
-    explicit tensor(const extents_type& extents) : extents_(extents), data_(extents.size()) {}
+    explicit tensor(const extents_type& extents)
+        : extents_(extents)
+        , data_(extents.size()) {}
 
     T* data() noexcept { return data_.data(); }
     const T* data() const noexcept { return data_.data(); }
@@ -99,13 +101,12 @@ public:
     operator const_view_type() const noexcept { return view(); }
 
     template <class... I>
-        requires(sizeof...(I) == rank() && (std::is_integral_v<I> && ...))
-    T& operator()(I... index) noexcept {
+    requires(sizeof...(I) == rank() && (std::is_integral_v<I> && ...)) T& operator()(I... index) noexcept {
         return data_[static_cast<std::size_t>(view().mapping()(index...))];
     }
     template <class... I>
-        requires(sizeof...(I) == rank() && (std::is_integral_v<I> && ...))
-    const T& operator()(I... index) const noexcept {
+    requires(sizeof...(I) == rank() && (std::is_integral_v<I> && ...)) const T&
+    operator()(I... index) const noexcept {
         return data_[static_cast<std::size_t>(view().mapping()(index...))];
     }
 

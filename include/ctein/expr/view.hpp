@@ -43,32 +43,34 @@ public:
     static constexpr std::size_t rank() noexcept { return Extents::rank(); }
 
     constexpr view() noexcept = default;
-    constexpr view(T* data, const mapping_type& mapping) noexcept : data_(data), mapping_(mapping) {}
+    constexpr view(T* data, const mapping_type& mapping) noexcept
+        : data_(data)
+        , mapping_(mapping) {}
     /// A contiguous row-major view of `extents` starting at `data`.
-    constexpr view(T* data, const Extents& extents) noexcept
-        requires std::is_same_v<Layout, layout_right>
+    constexpr view(T* data, const Extents& extents) noexcept requires std::is_same_v<Layout, layout_right>
         : data_(data), mapping_(extents) {}
     /// Adds `const`, or forgets that a layout is contiguous.
     template <class U, class OtherLayout>
-        requires(std::is_convertible_v<U (*)[], T (*)[]> &&
-                 std::is_constructible_v<mapping_type, typename OtherLayout::template mapping<Extents>>)
-    constexpr view(const view<U, Names, Extents, OtherLayout>& other) noexcept
-        : data_(other.data()), mapping_(other.mapping()) {}
+    requires(std::is_convertible_v<U (*)[], T (*)[]>&& std::is_constructible_v<
+             mapping_type,
+             typename OtherLayout::template mapping<Extents>>) constexpr view(const view<U, Names, Extents,
+                                                                                         OtherLayout>&
+                                                                                  other) noexcept
+        : data_(other.data())
+        , mapping_(other.mapping()) {}
 
     constexpr T* data() const noexcept { return data_; }
     constexpr const mapping_type& mapping() const noexcept { return mapping_; }
     constexpr const Extents& extents() const noexcept { return mapping_.extents(); }
     constexpr std::size_t extent(std::size_t r) const noexcept { return extents().extent(r); }
     constexpr std::size_t size() const noexcept { return extents().size(); }
-    constexpr std::ptrdiff_t stride(std::size_t r) const noexcept
-        requires Layout::strided
-    {
+    constexpr std::ptrdiff_t stride(std::size_t r) const noexcept requires Layout::strided {
         return mapping_.stride(r);
     }
 
     template <class... I>
-        requires(sizeof...(I) == Extents::rank() && (std::is_integral_v<I> && ...))
-    constexpr T& operator()(I... index) const noexcept {
+    requires(sizeof...(I) == Extents::rank() && (std::is_integral_v<I> && ...)) constexpr T&
+    operator()(I... index) const noexcept {
         return data_[mapping_(index...)];
     }
 
@@ -83,8 +85,9 @@ private:
 ///     std::vector<float> keys(tokens * 64);
 ///     auto k = ctein::adapt<"s d", ctein::dyn, 64>(keys.data(), tokens);
 template <fixed_string Names, std::size_t... E, class T, class... Lengths>
-    requires(sizeof...(Lengths) == extents<E...>::rank_dynamic() && (std::is_integral_v<Lengths> && ...))
-constexpr view<T, Names, extents<E...>> adapt(T* data, Lengths... dynamic_lengths) noexcept {
+requires(sizeof...(Lengths) == extents<E...>::rank_dynamic() &&
+         (std::is_integral_v<Lengths> &&
+          ...)) constexpr view<T, Names, extents<E...>> adapt(T* data, Lengths... dynamic_lengths) noexcept {
     if constexpr (sizeof...(Lengths) == 0) {
         return {data, extents<E...>{}};
     } else {

@@ -30,28 +30,38 @@ struct parsed_pattern {
 
 namespace detail {
 
-constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
-constexpr bool is_alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-constexpr bool is_alnum(char c) noexcept { return is_digit(c) || is_alpha(c); }
+constexpr bool is_digit(char c) noexcept {
+    return c >= '0' && c <= '9';
+}
+constexpr bool is_alpha(char c) noexcept {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+constexpr bool is_alnum(char c) noexcept {
+    return is_digit(c) || is_alpha(c);
+}
 
 constexpr bool is_decimal(std::string_view s) noexcept {
-    if (s.empty()) return false;
+    if (s.empty())
+        return false;
     for (char c : s)
-        if (!is_digit(c)) return false;
+        if (!is_digit(c))
+            return false;
     return true;
 }
 
 constexpr std::size_t parse_decimal(std::string_view s) noexcept {
     constexpr std::size_t limit = static_cast<std::size_t>(-1) / 10 - 1;
     std::size_t value = 0;
-    for (char c : s) value = value > limit ? value : value * 10 + static_cast<std::size_t>(c - '0');
+    for (char c : s)
+        value = value > limit ? value : value * 10 + static_cast<std::size_t>(c - '0');
     return value;
 }
 
 /// Width of the ellipsis at `s[i]` (ASCII "..." or UTF-8 "…"), or 0.
 constexpr std::size_t ellipsis_width(std::string_view s, std::size_t i) noexcept {
     const std::string_view rest = s.substr(i);
-    return ctein::detail::starts_with(rest, "...") || ctein::detail::starts_with(rest, "\xE2\x80\xA6") ? 3 : 0;
+    return ctein::detail::starts_with(rest, "...") || ctein::detail::starts_with(rest, "\xE2\x80\xA6") ? 3
+                                                                                                       : 0;
 }
 
 /// Bytes in the UTF-8 sequence that starts with `lead` (1 for ASCII and stray bytes).
@@ -66,10 +76,13 @@ constexpr std::size_t utf8_width(char lead) noexcept {
 /// Python identifier that neither starts nor ends with `_`).
 constexpr std::string_view axis_name_problem(std::string_view name, bool allow_underscore = false) noexcept {
     bool identifier = !name.empty() && (detail::is_alpha(name[0]) || name[0] == '_');
-    for (char c : name) identifier = identifier && (detail::is_alnum(c) || c == '_');
-    if (!identifier) return "not a valid python identifier";
+    for (char c : name)
+        identifier = identifier && (detail::is_alnum(c) || c == '_');
+    if (!identifier)
+        return "not a valid python identifier";
     if (name.front() == '_' || name.back() == '_') {
-        if (name == "_" && allow_underscore) return "";
+        if (name == "_" && allow_underscore)
+            return "";
         return "axis name should should not start or end with underscore";
     }
     return "";
@@ -93,7 +106,8 @@ constexpr bounded_string<200> with_ellipsis_symbol(std::string_view text) noexce
 ///
 ///     auto r = ctein::pattern::parse_expression("b s (h d)", {0, 9});
 ///     r.value.dim_count == 3;  r.value.dims[2].count == 2;
-constexpr parsed_expression parse_expression(std::string_view text, text_ref side, parse_options options = {}) {
+constexpr parsed_expression parse_expression(std::string_view text, text_ref side,
+                                             parse_options options = {}) {
     parsed_expression result;
     expression& e = result.value;
     e.where = side;
@@ -105,7 +119,8 @@ constexpr parsed_expression parse_expression(std::string_view text, text_ref sid
     };
 
     if (const std::size_t dot = ctein::detail::find(s, "."); dot != ctein::detail::not_found) {
-        if (ctein::detail::find(s, "...") == ctein::detail::not_found) return fail(errc::bad_dots, dot);
+        if (ctein::detail::find(s, "...") == ctein::detail::not_found)
+            return fail(errc::bad_dots, dot);
         if (ctein::detail::count(s, "...") != 1 || ctein::detail::count(s, ".") != 3)
             return fail(errc::ellipsis_multiple, dot);
     }
@@ -115,14 +130,16 @@ constexpr parsed_expression parse_expression(std::string_view text, text_ref sid
     std::size_t token = std::string_view::npos; // start of the current identifier
 
     const auto add_dim = [&](dim d) {
-        if (e.dim_count == max_dims) return false;
+        if (e.dim_count == max_dims)
+            return false;
         e.dims[e.dim_count++] = d;
         return true;
     };
     // einops' add_axis_name: the checks and their order are einops'.
     const auto add_axis = [&](std::size_t begin, std::size_t end) -> bool {
         const std::string_view name = s.substr(begin, end - begin);
-        const text_ref where{static_cast<std::uint16_t>(column(begin)), static_cast<std::uint16_t>(end - begin)};
+        const text_ref where{static_cast<std::uint16_t>(column(begin)),
+                             static_cast<std::uint16_t>(end - begin)};
         const bool is_ellipsis = name == "..." || name == "\xE2\x80\xA6";
         const bool duplicate = is_ellipsis ? e.has_ellipsis : e.has_name(text, name);
         if (duplicate && !(options.allow_underscore && name == "_")) {
@@ -175,7 +192,8 @@ constexpr parsed_expression parse_expression(std::string_view text, text_ref sid
         return true;
     };
     const auto end_token = [&](std::size_t at) {
-        if (token == std::string_view::npos) return true;
+        if (token == std::string_view::npos)
+            return true;
         const std::size_t begin = token;
         token = std::string_view::npos;
         return add_axis(begin, at);
@@ -185,14 +203,17 @@ constexpr parsed_expression parse_expression(std::string_view text, text_ref sid
         const char c = s[i];
         const std::size_t dots = detail::ellipsis_width(s, i);
         if (c == '(' || c == ')' || c == ' ') {
-            if (!end_token(i)) return result;
+            if (!end_token(i))
+                return result;
             if (c == '(') {
-                if (in_group) return fail(errc::nested_parens, i);
+                if (in_group)
+                    return fail(errc::nested_parens, i);
                 in_group = true;
                 group = dim{static_cast<std::uint8_t>(e.axis_count), 0, true, {}};
                 group.where.begin = static_cast<std::uint16_t>(column(i));
             } else if (c == ')') {
-                if (!in_group) return fail(errc::brackets_not_balanced, i);
+                if (!in_group)
+                    return fail(errc::brackets_not_balanced, i);
                 group.where.size = static_cast<std::uint16_t>(column(i) + 1 - group.where.begin);
                 if (!add_dim(group)) {
                     result.error = make_error(errc::too_many_axes, column(i)).with_number(max_dims);
@@ -202,15 +223,18 @@ constexpr parsed_expression parse_expression(std::string_view text, text_ref sid
             }
             ++i;
         } else if (dots != 0 || detail::is_alnum(c) || c == '_') {
-            if (token == std::string_view::npos) token = i;
+            if (token == std::string_view::npos)
+                token = i;
             i += dots != 0 ? dots : 1;
         } else {
-            result.error = make_error(errc::unknown_character, column(i)).with_text(s.substr(i, detail::utf8_width(c)));
+            result.error =
+                make_error(errc::unknown_character, column(i)).with_text(s.substr(i, detail::utf8_width(c)));
             return result;
         }
     }
     if (in_group) {
-        result.error = make_error(errc::imbalanced_parentheses, column(0)).with_text(with_ellipsis_symbol(s).view());
+        result.error =
+            make_error(errc::imbalanced_parentheses, column(0)).with_text(with_ellipsis_symbol(s).view());
         return result;
     }
     end_token(s.size());
@@ -236,7 +260,8 @@ constexpr parsed_pattern parse_pattern(std::string_view text, parse_options opti
         return result;
     }
     auto right = parse_expression(
-        text, {static_cast<std::uint16_t>(arrow + 2), static_cast<std::uint16_t>(text.size() - arrow - 2)}, options);
+        text, {static_cast<std::uint16_t>(arrow + 2), static_cast<std::uint16_t>(text.size() - arrow - 2)},
+        options);
     result.left = left.value;
     result.right = right.value;
     result.error = right.error;
