@@ -260,7 +260,7 @@ public:
     recipe r;
 
     /// An ellipsis on the right needs one on the left, and the left one cannot be in a group.
-    constexpr diagnostic check_ellipsis() const {
+    constexpr diagnostic check_ellipsis() {
         if (!left_.has_ellipsis && right_.has_ellipsis)
             return make_error(errc::ellipsis_right_only, right_.where.begin).with_text(text_);
         if (left_.has_ellipsis && left_.ellipsis_parenthesized)
@@ -270,7 +270,7 @@ public:
 
     /// Each operation's rule on identifiers: rearrange keeps all, repeat drops none and needs
     /// sizes for new ones, reduce invents none.
-    constexpr diagnostic check_identifiers() const {
+    constexpr diagnostic check_identifiers() {
         if (r.op == operation::rearrange) {
             if (left_.has_non_unitary_anonymous || right_.has_non_unitary_anonymous)
                 return make_error(errc::rearrange_anonymous_axis);
@@ -321,7 +321,7 @@ public:
     }
 
     /// The tensor's axis names against the left side (ctein's own check).
-    constexpr diagnostic check_names() const {
+    constexpr diagnostic check_names() {
         if (!named())
             return diagnostic{};
         for (std::size_t p = 0, t = 0; p < left_.dim_count; ++p) {
@@ -393,7 +393,7 @@ public:
     }
 
     /// A dimension may hold at most one axis of unknown length.
-    constexpr diagnostic check_inferable() const {
+    constexpr diagnostic check_inferable() {
         for (std::size_t k = 0; k < r.input_rank; ++k) {
             const group dim = r.input_dims[k];
             std::size_t unknown = 0;
@@ -559,25 +559,16 @@ constexpr recipe make_recipe(std::string_view pattern_text, operation op, const 
         r.error = parsed.error;
         return r;
     }
-    detail::recipe_builder b(pattern_text, parsed, op, input, given, reduction);
-    diagnostic d = b.check_ellipsis();
-    if (!d)
-        d = b.check_identifiers();
-    if (!d)
-        d = b.check_rank();
-    if (!d)
-        d = b.check_names();
-    if (!d)
-        d = b.add_axes();
-    if (!d)
-        d = b.apply_given();
-    if (!d)
-        d = b.check_inferable();
-    if (!d)
-        d = b.add_output();
-    if (!d)
-        d = b.solve();
-    b.r.error = d;
+    using builder = detail::recipe_builder;
+    builder b(pattern_text, parsed, op, input, given, reduction);
+    for (const auto stage : {&builder::check_ellipsis, &builder::check_identifiers, &builder::check_rank,
+                             &builder::check_names, &builder::add_axes, &builder::apply_given,
+                             &builder::check_inferable, &builder::add_output, &builder::solve}) {
+        if (diagnostic d = (b.*stage)()) {
+            b.r.error = d;
+            break;
+        }
+    }
     return b.r;
 }
 
