@@ -10,8 +10,7 @@ int main(int argc, char** argv) {
     // (prompts differ); batch, heads and head size are compile-time constants.
     const std::size_t tokens = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 5;
     ctein::tensor<float, "b s c", 2, ctein::dyn, 512> x(tokens);
-    for (std::size_t i = 0; i < x.size(); ++i)
-        x.data()[i] = static_cast<float>(i % 1000) * 0.001f;
+    for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = static_cast<float>(i % 1000) * 0.001f;
 
     // split: [batch, seq, d_model] -> [batch, heads, seq, d_k], a strided view, no copy
     auto q = ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h=8">);
@@ -31,8 +30,7 @@ int main(int argc, char** argv) {
               << "qkv     " << ctein::describe(heads) << "\n";
 
     bool same = true;
-    for (std::size_t i = 0; i < x.size(); ++i)
-        same = same && context.data()[i] == x.data()[i];
+    for (std::size_t i = 0; i < x.size(); ++i) same = same && context.data()[i] == x.data()[i];
     std::cout << "split then merge gives x back: " << (same ? "yes" : "NO") << "\n"
               << "(* marks a dynamic extent; merging heads without moving h next to d,\n"
               << " rearrange<\"b s h d -> b s (h d)\">(q), does not compile: q's axes are b h s d)\n";

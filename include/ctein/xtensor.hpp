@@ -29,14 +29,12 @@ struct xtensor_strided_adaptor {
         using T = std::remove_reference_t<decltype(*x.data())>;
         using E = dims<N>;
         std::array<std::size_t, N> shape{};
-        for (std::size_t r = 0; r < N; ++r)
-            shape[r] = x.shape()[r];
+        for (std::size_t r = 0; r < N; ++r) shape[r] = x.shape()[r];
         if constexpr (std::remove_cv_t<X>::static_layout == xt::layout_type::row_major) {
             return ctein::view<T, "", E, layout_right>(x.data(), E::from_all(shape));
         } else {
             std::array<std::ptrdiff_t, N> strides{};
-            for (std::size_t r = 0; r < N; ++r)
-                strides[r] = static_cast<std::ptrdiff_t>(x.strides()[r]);
+            for (std::size_t r = 0; r < N; ++r) strides[r] = static_cast<std::ptrdiff_t>(x.strides()[r]);
             return ctein::view<T, "", E, layout_stride>(
                 x.data(), typename layout_stride::template mapping<E>(E::from_all(shape), strides));
         }

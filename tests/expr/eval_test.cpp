@@ -16,15 +16,13 @@ void check_matches(const V& v) {
     std::size_t i = 0;
     for (std::size_t a = 0; a < v.extent(0); ++a)
         for (std::size_t b = 0; b < v.extent(1); ++b)
-            for (std::size_t c = 0; c < v.extent(2); ++c)
-                REQUIRE(copy.data()[i++] == v(a, b, c));
+            for (std::size_t c = 0; c < v.extent(2); ++c) REQUIRE(copy.data()[i++] == v(a, b, c));
 }
 } // namespace
 
 TEST_CASE("eval copies every layout into row-major order", "[expr]") {
     tensor<int, "x y z", 3, 4, 5> t;
-    for (std::size_t i = 0; i < t.size(); ++i)
-        t.data()[i] = static_cast<int>(i);
+    for (std::size_t i = 0; i < t.size(); ++i) t.data()[i] = static_cast<int>(i);
     check_matches(t.view());                                                 // contiguous
     check_matches(rearrange<"x y z -> z x y">(t));                           // strided
     check_matches(rearrange<"x y z -> y (z x) 1">(t));                       // grouped

@@ -13,8 +13,7 @@ using namespace ctein;
 namespace {
 template <class Tensor>
 void iota(Tensor& t) {
-    for (std::size_t i = 0; i < t.size(); ++i)
-        t.data()[i] = static_cast<typename Tensor::value_type>(i);
+    for (std::size_t i = 0; i < t.size(); ++i) t.data()[i] = static_cast<typename Tensor::value_type>(i);
 }
 } // namespace
 
@@ -117,13 +116,11 @@ constexpr std::array<std::size_t, 4> permutation(std::size_t index) {
     std::size_t left = 4;
     for (std::size_t i = 0; i < 4; ++i) {
         std::size_t f = 1;
-        for (std::size_t k = 1; k < left; ++k)
-            f *= k;
+        for (std::size_t k = 1; k < left; ++k) f *= k;
         const std::size_t pick = index / f;
         index %= f;
         out[i] = p[pick];
-        for (std::size_t k = pick; k + 1 < left; ++k)
-            p[k] = p[k + 1];
+        for (std::size_t k = pick; k + 1 < left; ++k) p[k] = p[k + 1];
         --left;
     }
     return out;
@@ -138,13 +135,10 @@ constexpr bounded_string<64> grouped_side(std::size_t index) {
     for (std::size_t i = 0; i < 4; ++i) {
         const bool merged_with_previous = i > 0 && (merges >> (i - 1) & 1);
         const bool merged_with_next = i < 3 && (merges >> i & 1);
-        if (i > 0)
-            s.push_back(' ');
-        if (merged_with_next && !merged_with_previous)
-            s.push_back('(');
+        if (i > 0) s.push_back(' ');
+        if (merged_with_next && !merged_with_previous) s.push_back('(');
         s.push_back(names[p[i]]);
-        if (merged_with_previous && !merged_with_next)
-            s.push_back(')');
+        if (merged_with_previous && !merged_with_next) s.push_back(')');
     }
     return s;
 }
@@ -171,8 +165,7 @@ void round_trip(const Tensor& x, Lengths... lengths) {
     STATIC_REQUIRE(std::is_same_v<typename decltype(back)::extents_type, typename Tensor::extents_type>);
     REQUIRE(back.size() == x.size());
     for (std::size_t i = 0; i < x.size(); ++i)
-        if (back.data()[i] != x.data()[i])
-            FAIL("element " << i << " differs");
+        if (back.data()[i] != x.data()[i]) FAIL("element " << i << " differs");
 }
 } // namespace
 

@@ -12,8 +12,7 @@ TEST_CASE("tensors are zero-initialised, aligned, and know their extents", "[exp
     CHECK(x.size() == 160);
     CHECK(x.extent(1) == 5);
     CHECK(reinterpret_cast<std::uintptr_t>(x.data()) % 64 == 0);
-    for (std::size_t i = 0; i < x.size(); ++i)
-        REQUIRE(x.data()[i] == 0.0f);
+    for (std::size_t i = 0; i < x.size(); ++i) REQUIRE(x.data()[i] == 0.0f);
     x(1, 4, 15) = 3.0f;
     CHECK(x.data()[159] == 3.0f);
     STATIC_REQUIRE(std::is_same_v<decltype(x.view()), view<float, "b s c", extents<2, dyn, 16>>>);

@@ -28,11 +28,9 @@ inline const std::vector<json>& records() {
             std::ifstream in(std::string(CTEIN_TEST_DATA_DIR) + "/" + file);
             REQUIRE(in.good());
             for (std::string line; std::getline(in, line);) {
-                if (line.empty())
-                    continue;
+                if (line.empty()) continue;
                 json record = json::parse(line);
-                if (record.at("op") != "_meta")
-                    out.push_back(std::move(record));
+                if (record.at("op") != "_meta") out.push_back(std::move(record));
             }
         }
         return out;
@@ -43,8 +41,7 @@ inline const std::vector<json>& records() {
 /// The input shape of a case (a list input is stacked on a new first axis, as einops does).
 inline std::vector<std::size_t> input_shape(const json& c) {
     std::vector<std::size_t> shape = c.at("input_shapes").at(0).get<std::vector<std::size_t>>();
-    if (c.value("list_input", false))
-        shape.insert(shape.begin(), c.at("input_shapes").size());
+    if (c.value("list_input", false)) shape.insert(shape.begin(), c.at("input_shapes").size());
     return shape;
 }
 
@@ -54,24 +51,20 @@ template <class T>
 T input_value(const json& c, std::size_t i) {
     const std::string formula = c.at("input_formula");
     std::size_t element = 1;
-    for (std::size_t length : c.at("input_shapes").at(0).get<std::vector<std::size_t>>())
-        element *= length;
+    for (std::size_t length : c.at("input_shapes").at(0).get<std::vector<std::size_t>>()) element *= length;
     const std::size_t k = c.value("list_input", false) ? i / element : 0;
     const std::size_t n = c.value("list_input", false) ? i % element : i;
     if (formula == "affine")
         return static_cast<T>(static_cast<float>(n) * 0.5f - 3.0f + 10.0f * static_cast<float>(k));
-    if (formula == "prod_safe")
-        return static_cast<T>(1.0f + static_cast<float>(n % 5) * 0.25f);
-    if (formula == "bool_mod3")
-        return static_cast<T>(n % 3 == 0);
+    if (formula == "prod_safe") return static_cast<T>(1.0f + static_cast<float>(n % 5) * 0.25f);
+    if (formula == "bool_mod3") return static_cast<T>(n % 3 == 0);
     return static_cast<T>(n);
 }
 
 /// Fills a tensor with the case's input.
 template <class Tensor>
 void fill(Tensor& t, const json& c) {
-    for (std::size_t i = 0; i < t.size(); ++i)
-        t.data()[i] = input_value<typename Tensor::value_type>(c, i);
+    for (std::size_t i = 0; i < t.size(); ++i) t.data()[i] = input_value<typename Tensor::value_type>(c, i);
 }
 
 /// The names of a printed Python set, `{'d', 'c'}` or `{2-axis}`.
@@ -81,8 +74,7 @@ inline std::set<std::string> set_names(std::string_view set) {
     while (!set.empty()) {
         const std::size_t end = set.find(", ");
         std::string_view name = set.substr(0, end);
-        if (name.size() >= 2 && name.front() == '\'')
-            name = name.substr(1, name.size() - 2);
+        if (name.size() >= 2 && name.front() == '\'') name = name.substr(1, name.size() - 2);
         names.emplace(name);
         set = end == std::string_view::npos ? std::string_view{} : set.substr(end + 2);
     }
@@ -129,8 +121,7 @@ void check_output(const Tensor& out, const json& c) {
                  << "\"");
     const auto shape = c.at("output_shape").get<std::vector<std::size_t>>();
     REQUIRE(Tensor::rank() == shape.size());
-    for (std::size_t r = 0; r < shape.size(); ++r)
-        CHECK(out.extent(r) == shape[r]);
+    for (std::size_t r = 0; r < shape.size(); ++r) CHECK(out.extent(r) == shape[r]);
     const auto& values = c.at("output");
     REQUIRE(out.size() == values.size());
     for (std::size_t i = 0; i < out.size(); ++i) {
@@ -140,8 +131,7 @@ void check_output(const Tensor& out, const json& c) {
             if (out.data()[i] != values[i].get<T>())
                 FAIL_CHECK("element " << i << ": " << out.data()[i] << " != " << values[i]);
         } else {
-            if (out.data()[i] != values[i].get<T>())
-                FAIL_CHECK("element " << i << " differs");
+            if (out.data()[i] != values[i].get<T>()) FAIL_CHECK("element " << i << " differs");
         }
     }
 }
@@ -159,8 +149,7 @@ inline ctein::plan::operand operand_of(const json& c) {
     ctein::plan::operand o;
     const auto shape = input_shape(c);
     o.rank = shape.size();
-    for (std::size_t r = 0; r < shape.size() && r < ctein::plan::max_dims; ++r)
-        o.extents[r] = shape[r];
+    for (std::size_t r = 0; r < shape.size() && r < ctein::plan::max_dims; ++r) o.extents[r] = shape[r];
     return o;
 }
 

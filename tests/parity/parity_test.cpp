@@ -8,8 +8,7 @@ void check_all(const std::string& operation, std::size_t at_least) {
     const auto& checks = parity::registry()[operation];
     std::size_t checked = 0;
     for (const auto& c : parity::records()) {
-        if (c.at("op") != operation)
-            continue;
+        if (c.at("op") != operation) continue;
         const std::string id = c.at("id");
         const auto check = checks.find(id);
         REQUIRE(check != checks.end()); // every recorded case has its instantiated check

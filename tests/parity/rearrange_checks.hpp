@@ -59,8 +59,7 @@ void check_rearrange(const json& c) {
         REQUIRE(recipe.ok());
         const auto shape = c.at("output_shape").get<std::vector<std::size_t>>();
         REQUIRE(recipe.output_rank == shape.size());
-        for (std::size_t r = 0; r < shape.size(); ++r)
-            CHECK(recipe.output_extents[r] == shape[r]);
+        for (std::size_t r = 0; r < shape.size(); ++r) CHECK(recipe.output_extents[r] == shape[r]);
     }
 }
 

@@ -13,8 +13,7 @@ constexpr view_kind kind(std::string_view pattern, bool contiguous, std::size_t 
     const auto r =
         make_recipe(pattern, operation::rearrange, input,
                     pattern.find('h') == std::string_view::npos ? std::span(h).first(0) : std::span(h));
-    if (!r.ok())
-        throw "the pattern must be valid"; // fails the constant evaluation
+    if (!r.ok()) throw "the pattern must be valid"; // fails the constant evaluation
     return view_kind_of(r, contiguous);
 }
 } // namespace

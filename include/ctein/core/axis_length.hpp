@@ -43,27 +43,28 @@ template <std::size_t N>
 constexpr length_spelling spelling_of(const fixed_string<N>& text) {
     const std::string_view s = text.view();
     std::size_t equals = 0;
-    while (equals < s.size() && s[equals] != '=')
-        ++equals;
-    if (equals + 1 >= s.size())
-        return {s.size(), dyn};
+    while (equals < s.size() && s[equals] != '=') ++equals;
+    if (equals + 1 >= s.size()) return {s.size(), dyn};
     std::size_t value = 0;
     for (char c : s.substr(equals + 1)) {
-        if (c < '0' || c > '9')
-            return {s.size(), dyn};
+        if (c < '0' || c > '9') return {s.size(), dyn};
         value = value * 10 + static_cast<std::size_t>(c - '0');
     }
     return {equals, value};
 }
 
-template <fixed_string Spelling, std::size_t N, length_spelling S = spelling_of(Spelling)>
-struct length_variable {
-    using type = std::conditional_t<N == dyn, axis_length_of<Spelling>, axis_length<Spelling, N>>;
-};
-template <fixed_string Spelling, std::size_t N, length_spelling S>
-requires(N == dyn && S.value != dyn) struct length_variable<Spelling, N, S> {
-    using type = axis_length<fixed_string<S.name_size>(Spelling.view()), S.value>;
-};
+/// The value `len<Spelling, N>` stands for.
+template <fixed_string Spelling, std::size_t N>
+constexpr auto length_variable() {
+    constexpr length_spelling spelled = spelling_of(Spelling);
+    if constexpr (N != dyn) {
+        return axis_length<Spelling, N>{};
+    } else if constexpr (spelled.value == dyn) {
+        return axis_length_of<Spelling>{};
+    } else {
+        return axis_length<fixed_string<spelled.name_size>(Spelling.view()), spelled.value>{};
+    }
+}
 } // namespace detail
 
 /// Gives the length of an axis as einops' `h=8` does: `ctein::len<"h=8">` or `ctein::len<"h", 8>`
@@ -73,7 +74,7 @@ requires(N == dyn && S.value != dyn) struct length_variable<Spelling, N, S> {
 ///     auto k = ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h", heads>);
 ///     auto w = ctein::rearrange<"(b t) c -> b t c">(y, ctein::len<"t">(tokens));
 template <fixed_string Name, std::size_t N = dyn>
-inline constexpr typename detail::length_variable<Name, N>::type len{};
+inline constexpr auto len = detail::length_variable<Name, N>();
 
 namespace detail {
 template <class T>

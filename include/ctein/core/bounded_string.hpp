@@ -30,13 +30,11 @@ struct bounded_string {
         if (length < Capacity) {
             chars[length++] = c;
         } else {
-            for (std::size_t i = Capacity - 3; i < Capacity; ++i)
-                chars[i] = '.';
+            for (std::size_t i = Capacity - 3; i < Capacity; ++i) chars[i] = '.';
         }
     }
     constexpr void append(std::string_view text) noexcept {
-        for (char c : text)
-            push_back(c);
+        for (char c : text) push_back(c);
     }
     constexpr void append_number(std::size_t value) noexcept {
         char digits[24]{};
@@ -45,8 +43,7 @@ struct bounded_string {
             digits[n++] = static_cast<char>('0' + value % 10);
             value /= 10;
         } while (value != 0);
-        while (n != 0)
-            push_back(digits[--n]);
+        while (n != 0) push_back(digits[--n]);
     }
 
     constexpr bool operator==(std::string_view other) const noexcept { return view() == other; }

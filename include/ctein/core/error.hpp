@@ -99,15 +99,12 @@ struct error_arg {
         while (!names.empty()) {
             const std::size_t end = detail::find(names, " ");
             std::string_view name = names.substr(0, end);
-            if (!first)
-                out.append(", ");
+            if (!first) out.append(", ");
             // einops prints an anonymous axis unquoted ("2-axis"); names never start with a digit
             const bool quoted = !(name.front() >= '0' && name.front() <= '9');
-            if (quoted)
-                out.push_back('\'');
+            if (quoted) out.push_back('\'');
             out.append(name);
-            if (quoted)
-                out.push_back('\'');
+            if (quoted) out.push_back('\'');
             first = false;
             names = end == std::string_view::npos ? std::string_view{} : names.substr(end + 1);
         }
@@ -140,8 +137,7 @@ struct diagnostic {
     constexpr diagnostic& with_set() noexcept { return add(error_arg::kind::name_set); }
     constexpr diagnostic& with_name(std::string_view name) noexcept {
         auto& set = args[arg_count - 1].text;
-        if (!set.empty())
-            set.push_back(' ');
+        if (!set.empty()) set.push_back(' ');
         set.append(name);
         return *this;
     }
@@ -153,8 +149,7 @@ struct diagnostic {
         std::size_t next = 0;
         for (std::size_t i = 0; i < format.size(); ++i) {
             if (format[i] == '{' && i + 1 < format.size() && format[i + 1] == '}') {
-                if (next < arg_count)
-                    args[next++].print(out);
+                if (next < arg_count) args[next++].print(out);
                 ++i;
             } else {
                 out.push_back(format[i]);
@@ -165,8 +160,7 @@ struct diagnostic {
 
 private:
     constexpr diagnostic& add(error_arg::kind type) noexcept {
-        if (arg_count < max_args)
-            args[arg_count++].type = type;
+        if (arg_count < max_args) args[arg_count++].type = type;
         return *this;
     }
     constexpr diagnostic& append_to_last(std::string_view text) noexcept {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <limits>
 
@@ -32,9 +33,9 @@ public:
     constexpr extents() noexcept = default;
 
     /// Takes the dynamic lengths, in order.
-    template <class... Lengths>
-    requires(sizeof...(Lengths) == rank_dynamic() &&
-             sizeof...(Lengths) != 0) constexpr explicit extents(Lengths... dynamic_lengths) noexcept
+    template <std::integral... Lengths>
+    constexpr explicit extents(Lengths... dynamic_lengths) noexcept
+        requires(sizeof...(Lengths) == rank_dynamic() && sizeof...(Lengths) != 0)
         : dynamic_{static_cast<std::size_t>(dynamic_lengths)...} {}
 
     /// Takes every length (static ones included, which the caller has already checked).
@@ -42,29 +43,25 @@ public:
         extents result;
         std::size_t d = 0;
         for (std::size_t r = 0; r < rank(); ++r)
-            if (static_values[r] == dyn)
-                result.dynamic_[d++] = all[r];
+            if (static_values[r] == dyn) result.dynamic_[d++] = all[r];
         return result;
     }
 
     constexpr std::size_t extent(std::size_t r) const noexcept {
-        if (static_values[r] != dyn)
-            return static_values[r];
+        if (static_values[r] != dyn) return static_values[r];
         return dynamic_[dynamic_index(r)];
     }
 
     constexpr std::array<std::size_t, rank()> values() const noexcept {
         std::array<std::size_t, rank()> all{};
-        for (std::size_t r = 0; r < rank(); ++r)
-            all[r] = extent(r);
+        for (std::size_t r = 0; r < rank(); ++r) all[r] = extent(r);
         return all;
     }
 
     /// Number of elements.
     constexpr std::size_t size() const noexcept {
         std::size_t n = 1;
-        for (std::size_t r = 0; r < rank(); ++r)
-            n *= extent(r);
+        for (std::size_t r = 0; r < rank(); ++r) n *= extent(r);
         return n;
     }
 
@@ -75,8 +72,7 @@ public:
 private:
     static constexpr std::size_t dynamic_index(std::size_t r) noexcept {
         std::size_t d = 0;
-        for (std::size_t i = 0; i < r; ++i)
-            d += static_values[i] == dyn ? 1 : 0;
+        for (std::size_t i = 0; i < r; ++i) d += static_values[i] == dyn ? 1 : 0;
         return d;
     }
 

@@ -18,13 +18,11 @@ struct fixed_string {
 
     constexpr fixed_string() = default;
     constexpr fixed_string(const char (&text)[N + 1]) noexcept {
-        for (std::size_t i = 0; i < N; ++i)
-            chars[i] = text[i];
+        for (std::size_t i = 0; i < N; ++i) chars[i] = text[i];
     }
     /// Copies the first N characters of `text`; used to turn computed strings into types.
     constexpr explicit fixed_string(std::string_view text) noexcept {
-        for (std::size_t i = 0; i < N && i < text.size(); ++i)
-            chars[i] = text[i];
+        for (std::size_t i = 0; i < N && i < text.size(); ++i) chars[i] = text[i];
     }
 
     static constexpr std::size_t size() noexcept { return N; }

@@ -14,10 +14,8 @@ inline constexpr std::size_t not_found = std::string_view::npos;
 constexpr std::size_t find(std::string_view text, std::string_view needle, std::size_t from = 0) noexcept {
     for (std::size_t at = from; at + needle.size() <= text.size(); ++at) {
         std::size_t i = 0;
-        while (i < needle.size() && text[at + i] == needle[i])
-            ++i;
-        if (i == needle.size())
-            return at;
+        while (i < needle.size() && text[at + i] == needle[i]) ++i;
+        if (i == needle.size()) return at;
     }
     return not_found;
 }

@@ -37,14 +37,23 @@ template <class V>
 concept failed_view = std::is_same_v<V, failed_operation>;
 } // namespace detail
 
+/// The type `as_view` gives for X.
+template <class X>
+using view_of = decltype(as_view(std::declval<std::remove_reference_t<X>&>()));
+
+namespace detail {
+template <class X>
+concept has_view = requires(std::remove_reference_t<X>& x) {
+    as_view(x);
+};
+/// A view, or the failure an adaptor returns after reporting why it cannot make one.
+template <class V>
+concept view_or_failure = view_type<V> || failed_view<V>;
+} // namespace detail
+
 /// Satisfied by what `as_view` can read (or has already reported it cannot).
 template <class X>
-concept viewable = requires(std::remove_reference_t<X>& x) {
-    { as_view(x) } -> view_type;
-}
-|| requires(std::remove_reference_t<X>& x) {
-    { as_view(x) } -> detail::failed_view;
-};
+concept viewable = detail::has_view<X> && detail::view_or_failure<view_of<X>>;
 
 namespace detail {
 template <class X>
@@ -64,10 +73,6 @@ constexpr bool owns_elements() {
 template <class X>
 inline constexpr bool borrowable =
     std::is_lvalue_reference_v<X> || !detail::owns_elements<std::remove_cvref_t<X>>();
-
-/// The type `as_view` gives for X.
-template <class X>
-using view_of = decltype(as_view(std::declval<std::remove_reference_t<X>&>()));
 
 namespace detail {
 /// Calls `f` with the view of `x`, unless an adaptor has already reported that it cannot read x:

@@ -35,13 +35,12 @@ constexpr const char* element_name() {
 ///     std::cout << ctein::describe(ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h", 8>));
 template <viewable X>
 std::string describe(X&& x) {
-    const auto line = detail::with_view(x, []<class V>(const V& v) {
+    return detail::with_view(x, []<class V>(const V& v) {
         std::string out = V::names.view().empty() ? std::string("(unnamed)") : std::string(V::names.view());
         out += " (";
         for (std::size_t r = 0; r < V::rank(); ++r) {
             out += (r == 0 ? "" : ", ") + std::to_string(v.extent(r));
-            if (V::extents_type::static_extent(r) == dyn)
-                out += "*";
+            if (V::extents_type::static_extent(r) == dyn) out += "*";
         }
         out += std::string(") ") + detail::element_name<typename V::element_type>();
         if constexpr (tensor_type<X>) {
@@ -55,11 +54,6 @@ std::string describe(X&& x) {
         }
         return out;
     });
-    if constexpr (std::is_same_v<decltype(line), const std::string>) {
-        return line;
-    } else {
-        return {};
-    }
 }
 
 } // namespace ctein

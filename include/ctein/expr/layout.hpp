@@ -32,8 +32,7 @@ struct layout_right {
         constexpr const E& extents() const noexcept { return extents_; }
         constexpr std::ptrdiff_t stride(std::size_t r) const noexcept {
             std::ptrdiff_t s = 1;
-            for (std::size_t i = r + 1; i < rank; ++i)
-                s *= static_cast<std::ptrdiff_t>(extents_.extent(i));
+            for (std::size_t i = r + 1; i < rank; ++i) s *= static_cast<std::ptrdiff_t>(extents_.extent(i));
             return s;
         }
         template <class... I>
@@ -48,8 +47,7 @@ struct layout_right {
         constexpr std::size_t required_span_size() const noexcept { return extents_.size(); }
         constexpr std::array<strided_axis, rank> axes() const noexcept {
             std::array<strided_axis, rank> out{};
-            for (std::size_t r = 0; r < rank; ++r)
-                out[r] = {extents_.extent(r), stride(r)};
+            for (std::size_t r = 0; r < rank; ++r) out[r] = {extents_.extent(r), stride(r)};
             return out;
         }
 
@@ -74,11 +72,10 @@ struct layout_stride {
             , strides_(strides) {}
         /// Any strided mapping converts to this one.
         template <class Other>
-        requires(Other::rank == rank &&
-                 requires(const Other& o) { o.stride(0); }) constexpr mapping(const Other& other) noexcept
+        constexpr mapping(const Other& other) noexcept
+            requires(Other::rank == rank && requires(const Other& o) { o.stride(0); })
             : extents_(other.extents()) {
-            for (std::size_t r = 0; r < rank; ++r)
-                strides_[r] = other.stride(r);
+            for (std::size_t r = 0; r < rank; ++r) strides_[r] = other.stride(r);
         }
 
         constexpr const E& extents() const noexcept { return extents_; }
@@ -91,8 +88,7 @@ struct layout_stride {
             return offset;
         }
         constexpr std::size_t required_span_size() const noexcept {
-            if (extents_.size() == 0)
-                return 0;
+            if (extents_.size() == 0) return 0;
             std::ptrdiff_t last = 0;
             for (std::size_t r = 0; r < rank; ++r)
                 last += static_cast<std::ptrdiff_t>(extents_.extent(r) - 1) * strides_[r];
@@ -100,8 +96,7 @@ struct layout_stride {
         }
         constexpr std::array<strided_axis, rank> axes() const noexcept {
             std::array<strided_axis, rank> out{};
-            for (std::size_t r = 0; r < rank; ++r)
-                out[r] = {extents_.extent(r), strides_[r]};
+            for (std::size_t r = 0; r < rank; ++r) out[r] = {extents_.extent(r), strides_[r]};
             return out;
         }
 
@@ -148,11 +143,9 @@ struct layout_grouped {
             return offset;
         }
         constexpr std::size_t required_span_size() const noexcept {
-            if (extents_.size() == 0)
-                return 0;
+            if (extents_.size() == 0) return 0;
             std::ptrdiff_t last = 0;
-            for (const strided_axis& a : axes_)
-                last += static_cast<std::ptrdiff_t>(a.length - 1) * a.stride;
+            for (const strided_axis& a : axes_) last += static_cast<std::ptrdiff_t>(a.length - 1) * a.stride;
             return static_cast<std::size_t>(last) + 1;
         }
         constexpr const std::array<strided_axis, axis_count>& axes() const noexcept { return axes_; }

@@ -55,8 +55,7 @@ std::array<std::size_t, plan::max_axes> solve_at_run_time(std::string_view opera
                                                           std::string_view pattern, const V& input,
                                                           const Lengths&... lengths) {
     std::array<std::size_t, plan::max_dims> extents{};
-    for (std::size_t r = 0; r < V::rank(); ++r)
-        extents[r] = input.extent(r);
+    for (std::size_t r = 0; r < V::rank(); ++r) extents[r] = input.extent(r);
     const std::array<std::size_t, plan::max_axes> given{lengths.value()...};
     std::array<std::size_t, plan::max_axes> axis_lengths{};
     if (diagnostic d = plan::solve_lengths(R, extents, given, axis_lengths))

@@ -36,15 +36,13 @@ struct rearranged {
         std::array<std::size_t, plan::max_dims> out{};
         plan::output_extents(R, lengths, out);
         std::array<std::size_t, extents_type::rank()> out_extents{};
-        for (std::size_t k = 0; k < extents_type::rank(); ++k)
-            out_extents[k] = out[k];
+        for (std::size_t k = 0; k < extents_type::rank(); ++k) out_extents[k] = out[k];
         const auto extents = extents_type::from_all(out_extents);
         if constexpr (kind == plan::view_kind::contiguous) {
             return type(input.data(), extents);
         } else {
             std::array<std::ptrdiff_t, plan::max_dims> input_strides{};
-            for (std::size_t k = 0; k < V::rank(); ++k)
-                input_strides[k] = input.stride(k);
+            for (std::size_t k = 0; k < V::rank(); ++k) input_strides[k] = input.stride(k);
             std::array<std::ptrdiff_t, plan::max_axes> strides{};
             plan::axis_strides(R, input_strides, lengths, strides);
             if constexpr (kind == plan::view_kind::strided) {

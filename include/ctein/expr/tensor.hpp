@@ -7,6 +7,7 @@
 #include "view.hpp"
 
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <memory>
 #include <new>
@@ -43,8 +44,7 @@ public:
     }
     ~aligned_buffer() {
         std::destroy_n(data_, size_);
-        if (data_ != nullptr)
-            ::operator delete(data_, alignment);
+        if (data_ != nullptr) ::operator delete(data_, alignment);
     }
 
     T* data() noexcept { return data_; }
@@ -80,9 +80,9 @@ public:
 
     tensor() requires(extents_type::rank_dynamic() == 0)
         : data_(extents_type{}.size()) {}
-    template <class... Lengths>
-    requires(sizeof...(Lengths) == extents_type::rank_dynamic() && sizeof...(Lengths) != 0 &&
-             (std::is_integral_v<Lengths> && ...)) explicit tensor(Lengths... dynamic_lengths)
+    template <std::integral... Lengths>
+    explicit tensor(Lengths... dynamic_lengths) requires(sizeof...(Lengths) == extents_type::rank_dynamic() &&
+                                                         sizeof...(Lengths) != 0)
         : extents_(dynamic_lengths...)
         , data_(extents_.size()) {}
     explicit tensor(const extents_type& extents)
@@ -100,13 +100,12 @@ public:
     operator view_type() noexcept { return view(); }
     operator const_view_type() const noexcept { return view(); }
 
-    template <class... I>
-    requires(sizeof...(I) == rank() && (std::is_integral_v<I> && ...)) T& operator()(I... index) noexcept {
+    template <std::integral... I>
+    T& operator()(I... index) noexcept requires(sizeof...(I) == rank()) {
         return data_[static_cast<std::size_t>(view().mapping()(index...))];
     }
-    template <class... I>
-    requires(sizeof...(I) == rank() && (std::is_integral_v<I> && ...)) const T&
-    operator()(I... index) const noexcept {
+    template <std::integral... I>
+    const T& operator()(I... index) const noexcept requires(sizeof...(I) == rank()) {
         return data_[static_cast<std::size_t>(view().mapping()(index...))];
     }
 

@@ -8,6 +8,7 @@
 #include "../pattern/axis_names.hpp"
 #include "layout.hpp"
 
+#include <concepts>
 #include <cstddef>
 #include <type_traits>
 
@@ -51,11 +52,9 @@ public:
         : data_(data), mapping_(extents) {}
     /// Adds `const`, or forgets that a layout is contiguous.
     template <class U, class OtherLayout>
-    requires(std::is_convertible_v<U (*)[], T (*)[]>&& std::is_constructible_v<
-             mapping_type,
-             typename OtherLayout::template mapping<Extents>>) constexpr view(const view<U, Names, Extents,
-                                                                                         OtherLayout>&
-                                                                                  other) noexcept
+    constexpr view(const view<U, Names, Extents, OtherLayout>& other) noexcept
+        requires(std::is_convertible_v<U (*)[], T (*)[]>&&
+                     std::is_constructible_v<mapping_type, typename OtherLayout::template mapping<Extents>>)
         : data_(other.data())
         , mapping_(other.mapping()) {}
 
@@ -68,9 +67,8 @@ public:
         return mapping_.stride(r);
     }
 
-    template <class... I>
-    requires(sizeof...(I) == Extents::rank() && (std::is_integral_v<I> && ...)) constexpr T&
-    operator()(I... index) const noexcept {
+    template <std::integral... I>
+    constexpr T& operator()(I... index) const noexcept requires(sizeof...(I) == Extents::rank()) {
         return data_[mapping_(index...)];
     }
 
@@ -84,10 +82,9 @@ private:
 ///
 ///     std::vector<float> keys(tokens * 64);
 ///     auto k = ctein::adapt<"s d", ctein::dyn, 64>(keys.data(), tokens);
-template <fixed_string Names, std::size_t... E, class T, class... Lengths>
-requires(sizeof...(Lengths) == extents<E...>::rank_dynamic() &&
-         (std::is_integral_v<Lengths> &&
-          ...)) constexpr view<T, Names, extents<E...>> adapt(T* data, Lengths... dynamic_lengths) noexcept {
+template <fixed_string Names, std::size_t... E, class T, std::integral... Lengths>
+constexpr view<T, Names, extents<E...>> adapt(T* data, Lengths... dynamic_lengths) noexcept
+    requires(sizeof...(Lengths) == extents<E...>::rank_dynamic()) {
     if constexpr (sizeof...(Lengths) == 0) {
         return {data, extents<E...>{}};
     } else {

@@ -26,18 +26,14 @@ constexpr parsed_axis_names parse_axis_names(std::string_view names) {
 ///     check_axis_names("b s", 3).message() == "Invalid axis names \"b s\" for a tensor of 3 dimensions: it
 ///     names 2"
 constexpr diagnostic check_axis_names(std::string_view names, std::size_t rank) {
-    if (names.empty())
-        return diagnostic{};
+    if (names.empty()) return diagnostic{};
     const auto parsed = parse_axis_names(names);
     const auto fail = [&](std::string_view reason) {
         return make_error(errc::invalid_axis_names).with_text(names).with_number(rank).with_text(reason);
     };
-    if (parsed.error)
-        return fail(parsed.error.message().view());
-    if (parsed.value.has_ellipsis)
-        return fail("an ellipsis names no particular axes");
-    if (parsed.value.has_non_unitary_anonymous)
-        return fail("a number is a length, not a name");
+    if (parsed.error) return fail(parsed.error.message().view());
+    if (parsed.value.has_ellipsis) return fail("an ellipsis names no particular axes");
+    if (parsed.value.has_non_unitary_anonymous) return fail("a number is a length, not a name");
     if (parsed.value.dim_count != rank) {
         bounded_string<40> reason("it names ");
         reason.append_number(parsed.value.dim_count);

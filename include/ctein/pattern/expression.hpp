@@ -60,8 +60,7 @@ struct expression {
     /// The dimension holding the ellipsis as a lone entry, or dim_count when there is none.
     constexpr std::size_t ellipsis_dim() const noexcept {
         for (std::size_t i = 0; i < dim_count; ++i)
-            if (!dims[i].grouped && dims[i].count == 1 && axes[dims[i].first].is_ellipsis())
-                return i;
+            if (!dims[i].grouped && dims[i].count == 1 && axes[dims[i].first].is_ellipsis()) return i;
         return dim_count;
     }
 
@@ -72,8 +71,7 @@ struct expression {
     /// The index of the named axis `name`, or axis_count.
     constexpr std::size_t find_name(std::string_view text, std::string_view name) const noexcept {
         for (std::size_t i = 0; i < axis_count; ++i)
-            if (axes[i].is_named() && axes[i].where.in(text) == name)
-                return i;
+            if (axes[i].is_named() && axes[i].where.in(text) == name) return i;
         return axis_count;
     }
 };

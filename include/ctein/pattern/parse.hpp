@@ -41,19 +41,16 @@ constexpr bool is_alnum(char c) noexcept {
 }
 
 constexpr bool is_decimal(std::string_view s) noexcept {
-    if (s.empty())
-        return false;
+    if (s.empty()) return false;
     for (char c : s)
-        if (!is_digit(c))
-            return false;
+        if (!is_digit(c)) return false;
     return true;
 }
 
 constexpr std::size_t parse_decimal(std::string_view s) noexcept {
     constexpr std::size_t limit = static_cast<std::size_t>(-1) / 10 - 1;
     std::size_t value = 0;
-    for (char c : s)
-        value = value > limit ? value : value * 10 + static_cast<std::size_t>(c - '0');
+    for (char c : s) value = value > limit ? value : value * 10 + static_cast<std::size_t>(c - '0');
     return value;
 }
 
@@ -76,13 +73,10 @@ constexpr std::size_t utf8_width(char lead) noexcept {
 /// Python identifier that neither starts nor ends with `_`).
 constexpr std::string_view axis_name_problem(std::string_view name, bool allow_underscore = false) noexcept {
     bool identifier = !name.empty() && (detail::is_alpha(name[0]) || name[0] == '_');
-    for (char c : name)
-        identifier = identifier && (detail::is_alnum(c) || c == '_');
-    if (!identifier)
-        return "not a valid python identifier";
+    for (char c : name) identifier = identifier && (detail::is_alnum(c) || c == '_');
+    if (!identifier) return "not a valid python identifier";
     if (name.front() == '_' || name.back() == '_') {
-        if (name == "_" && allow_underscore)
-            return "";
+        if (name == "_" && allow_underscore) return "";
         return "axis name should should not start or end with underscore";
     }
     return "";
@@ -119,8 +113,7 @@ constexpr parsed_expression parse_expression(std::string_view text, text_ref sid
     };
 
     if (const std::size_t dot = ctein::detail::find(s, "."); dot != ctein::detail::not_found) {
-        if (ctein::detail::find(s, "...") == ctein::detail::not_found)
-            return fail(errc::bad_dots, dot);
+        if (ctein::detail::find(s, "...") == ctein::detail::not_found) return fail(errc::bad_dots, dot);
         if (ctein::detail::count(s, "...") != 1 || ctein::detail::count(s, ".") != 3)
             return fail(errc::ellipsis_multiple, dot);
     }
@@ -130,8 +123,7 @@ constexpr parsed_expression parse_expression(std::string_view text, text_ref sid
     std::size_t token = std::string_view::npos; // start of the current identifier
 
     const auto add_dim = [&](dim d) {
-        if (e.dim_count == max_dims)
-            return false;
+        if (e.dim_count == max_dims) return false;
         e.dims[e.dim_count++] = d;
         return true;
     };
@@ -192,8 +184,7 @@ constexpr parsed_expression parse_expression(std::string_view text, text_ref sid
         return true;
     };
     const auto end_token = [&](std::size_t at) {
-        if (token == std::string_view::npos)
-            return true;
+        if (token == std::string_view::npos) return true;
         const std::size_t begin = token;
         token = std::string_view::npos;
         return add_axis(begin, at);
@@ -203,17 +194,14 @@ constexpr parsed_expression parse_expression(std::string_view text, text_ref sid
         const char c = s[i];
         const std::size_t dots = detail::ellipsis_width(s, i);
         if (c == '(' || c == ')' || c == ' ') {
-            if (!end_token(i))
-                return result;
+            if (!end_token(i)) return result;
             if (c == '(') {
-                if (in_group)
-                    return fail(errc::nested_parens, i);
+                if (in_group) return fail(errc::nested_parens, i);
                 in_group = true;
                 group = dim{static_cast<std::uint8_t>(e.axis_count), 0, true, {}};
                 group.where.begin = static_cast<std::uint16_t>(column(i));
             } else if (c == ')') {
-                if (!in_group)
-                    return fail(errc::brackets_not_balanced, i);
+                if (!in_group) return fail(errc::brackets_not_balanced, i);
                 group.where.size = static_cast<std::uint16_t>(column(i) + 1 - group.where.begin);
                 if (!add_dim(group)) {
                     result.error = make_error(errc::too_many_axes, column(i)).with_number(max_dims);
@@ -223,8 +211,7 @@ constexpr parsed_expression parse_expression(std::string_view text, text_ref sid
             }
             ++i;
         } else if (dots != 0 || detail::is_alnum(c) || c == '_') {
-            if (token == std::string_view::npos)
-                token = i;
+            if (token == std::string_view::npos) token = i;
             i += dots != 0 ? dots : 1;
         } else {
             result.error =

@@ -160,10 +160,8 @@ constexpr bounded_string<32> identifier(std::string_view text, const pattern::ax
 /// every anonymous axis is distinct, names and the ellipsis compare equal).
 constexpr bool shared_identifier(std::string_view text, const pattern::axis& a,
                                  const pattern::expression& other) {
-    if (a.is_ellipsis())
-        return other.has_ellipsis;
-    if (!a.is_named())
-        return false;
+    if (a.is_ellipsis()) return other.has_ellipsis;
+    if (!a.is_named()) return false;
     return other.has_name(text, a.where.in(text));
 }
 
@@ -172,24 +170,20 @@ constexpr void add_identifiers_missing_from(diagnostic& d, std::string_view text
                                             const pattern::expression& side,
                                             const pattern::expression& other) {
     for (std::size_t i = 0; i < side.axis_count; ++i)
-        if (!shared_identifier(text, side.axes[i], other))
-            d.with_name(identifier(text, side.axes[i]).view());
+        if (!shared_identifier(text, side.axes[i], other)) d.with_name(identifier(text, side.axes[i]).view());
 }
 
 constexpr bool has_identifiers_missing_from(std::string_view text, const pattern::expression& side,
                                             const pattern::expression& other) {
     for (std::size_t i = 0; i < side.axis_count; ++i)
-        if (!shared_identifier(text, side.axes[i], other))
-            return true;
+        if (!shared_identifier(text, side.axes[i], other)) return true;
     return false;
 }
 
 /// The text of a side without its surrounding spaces, for messages.
 constexpr std::string_view trimmed(std::string_view s) {
-    while (!s.empty() && s.front() == ' ')
-        s.remove_prefix(1);
-    while (!s.empty() && s.back() == ' ')
-        s.remove_suffix(1);
+    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
     return s;
 }
 
@@ -198,19 +192,15 @@ constexpr std::string_view trimmed(std::string_view s) {
 /// lone name (naming its parts) or binds a group of the same names.
 constexpr bool binds(std::string_view text, const pattern::expression& left, const pattern::dim& p,
                      std::string_view names, const pattern::expression& tensor, const pattern::dim& t) {
-    if (pattern::is_unnamed(names, tensor, t))
-        return true;
+    if (pattern::is_unnamed(names, tensor, t)) return true;
     const bool t_lone = !t.grouped && t.count == 1;
-    if (p.count == 0 || t.count == 0)
-        return p.count == 0 && t.count == 0;
+    if (p.count == 0 || t.count == 0) return p.count == 0 && t.count == 0;
     if (!p.grouped) {
         return t_lone && left.axis_of(p, 0).is_named() &&
                left.axis_of(p, 0).where.in(text) == tensor.axis_of(t, 0).where.in(names);
     }
-    if (t_lone)
-        return true;
-    if (p.count != t.count)
-        return false;
+    if (t_lone) return true;
+    if (p.count != t.count) return false;
     for (std::size_t i = 0; i < p.count; ++i)
         if (!left.axis_of(p, i).is_named() ||
             left.axis_of(p, i).where.in(text) != tensor.axis_of(t, i).where.in(names))
@@ -221,8 +211,7 @@ constexpr bool binds(std::string_view text, const pattern::expression& left, con
 /// Whether every name in a list of axis names is `_`.
 constexpr bool all_unnamed(std::string_view names) {
     for (char c : names)
-        if (c != '_' && c != ' ')
-            return false;
+        if (c != '_' && c != ' ') return false;
     return true;
 }
 
@@ -231,8 +220,7 @@ constexpr bool all_unnamed(std::string_view names) {
 constexpr void append_dim_name(bounded_string<256>& out, std::string_view names, const pattern::dim& t,
                                bool inside_group) {
     std::string_view name = t.where.in(names);
-    if (inside_group && t.grouped)
-        name = trimmed(name.substr(1, name.size() - 2));
+    if (inside_group && t.grouped) name = trimmed(name.substr(1, name.size() - 2));
     out.append(name);
 }
 
@@ -288,15 +276,13 @@ public:
             for (std::size_t i = 0; i < right_.axis_count; ++i) {
                 const std::string_view name = right_.axes[i].where.in(text_);
                 bool sized = !right_.axes[i].is_named() || left_.has_name(text_, name);
-                for (const given_length& g : given_)
-                    sized = sized || g.name == name;
+                for (const given_length& g : given_) sized = sized || g.name == name;
                 if (!sized) {
                     d.with_name(name);
                     missing = true;
                 }
             }
-            if (missing)
-                return d;
+            if (missing) return d;
         } else if (has_identifiers_missing_from(text_, right_, left_)) {
             return missing_identifiers(errc::reduce_unknown_right, right_, left_);
         }
@@ -313,8 +299,7 @@ public:
         } else if (input_.rank != left_.dim_count) {
             return make_error(errc::wrong_ndim).with_number(left_.dim_count).with_number(input_.rank);
         }
-        if (input_.rank > max_dims)
-            return make_error(errc::too_many_axes).with_number(max_dims);
+        if (input_.rank > max_dims) return make_error(errc::too_many_axes).with_number(max_dims);
         if (left_.axis_count + ellipsis_rank_ > max_axes)
             return make_error(errc::too_many_axes).with_number(max_axes);
         return diagnostic{};
@@ -322,8 +307,7 @@ public:
 
     /// The tensor's axis names against the left side (ctein's own check).
     constexpr diagnostic check_names() {
-        if (!named())
-            return diagnostic{};
+        if (!named()) return diagnostic{};
         for (std::size_t p = 0, t = 0; p < left_.dim_count; ++p) {
             if (p == ellipsis_dim()) {
                 t += ellipsis_rank_;
@@ -345,11 +329,9 @@ public:
             const bool is_ellipsis = p == ellipsis_dim();
             left_first_[d.first] = r.axis_count;
             for (std::size_t i = 0; i < (is_ellipsis ? ellipsis_rank_ : d.count); ++i) {
-                if (is_ellipsis)
-                    r.input_dims[r.input_rank++] = {static_cast<std::uint8_t>(r.axis_count), 1};
+                if (is_ellipsis) r.input_dims[r.input_rank++] = {static_cast<std::uint8_t>(r.axis_count), 1};
                 const pattern::axis& a = left_.axis_of(d, is_ellipsis ? 0 : i);
-                if (!is_ellipsis)
-                    left_first_[d.first + i] = r.axis_count;
+                if (!is_ellipsis) left_first_[d.first + i] = r.axis_count;
                 r.axes[r.axis_count++] =
                     a.kind == pattern::axis_kind::anonymous ? anonymous_axis(a.length) : inferred_axis();
             }
@@ -359,10 +341,8 @@ public:
         left_axis_count_ = r.axis_count;
         for (std::size_t i = 0; i < right_.axis_count; ++i) {
             const pattern::axis& a = right_.axes[i];
-            if (a.is_ellipsis() || shared_identifier(text_, a, left_))
-                continue;
-            if (r.axis_count == max_axes)
-                return make_error(errc::too_many_axes).with_number(max_axes);
+            if (a.is_ellipsis() || shared_identifier(text_, a, left_)) continue;
+            if (r.axis_count == max_axes) return make_error(errc::too_many_axes).with_number(max_axes);
             right_new_[i] = r.axis_count;
             elementary_axis e = a.is_named() ? inferred_axis() : anonymous_axis(a.length);
             e.on_left = false;
@@ -382,8 +362,7 @@ public:
                 id = left_first_[i];
             else if (const std::size_t j = right_.find_name(text_, name); j != right_.axis_count)
                 id = right_new_[j];
-            if (id == max_axes)
-                return make_error(errc::unused_axis_length).with_text(name);
+            if (id == max_axes) return make_error(errc::unused_axis_length).with_text(name);
             if (r.axes[id].source == length_source::given)
                 return make_error(errc::length_given_twice).with_text(name);
             r.axes[id].source = length_source::given;
@@ -399,8 +378,7 @@ public:
             std::size_t unknown = 0;
             for (std::size_t i = dim.first; i < dim.first + dim.count; ++i)
                 unknown += r.axes[i].source == length_source::inferred ? 1 : 0;
-            if (unknown <= 1)
-                continue;
+            if (unknown <= 1) continue;
             diagnostic d = make_error(errc::cannot_infer).with_set();
             for (std::size_t i = 0; i < left_.axis_count; ++i)
                 if (left_.axes[i].is_named() && left_first_[i] >= dim.first &&
@@ -436,8 +414,7 @@ public:
             const auto add = [&](std::size_t id, bool has_name, std::string_view name) {
                 add_output_axis(id);
                 ++out.count;
-                if (!words.empty())
-                    words.push_back(' ');
+                if (!words.empty()) words.push_back(' ');
                 words.append(name);
                 all_named = all_named && has_name;
             };
@@ -467,22 +444,17 @@ public:
                 add_dimension_name(all_named, words.view());
             }
         }
-        if (all_unnamed(r.output_names.view()))
-            r.output_names = {};
-        for (std::size_t a = 0; a < left_axis_count_; ++a)
-            r.axes[a].on_right = false;
-        for (std::size_t i = 0; i < r.output_axis_count; ++i)
-            r.axes[r.output_axes[i]].on_right = true;
+        if (all_unnamed(r.output_names.view())) r.output_names = {};
+        for (std::size_t a = 0; a < left_axis_count_; ++a) r.axes[a].on_right = false;
+        for (std::size_t i = 0; i < r.output_axis_count; ++i) r.axes[r.output_axes[i]].on_right = true;
         return diagnostic{};
     }
 
     /// The lengths known now; the rest are found at run time by the same function.
     constexpr diagnostic solve() {
         std::array<std::size_t, max_axes> given_values{};
-        for (std::size_t g = 0; g < given_.size() && g < max_axes; ++g)
-            given_values[g] = given_[g].value;
-        if (diagnostic d = solve_lengths(r, input_.extents, given_values, r.lengths))
-            return d;
+        for (std::size_t g = 0; g < given_.size() && g < max_axes; ++g) given_values[g] = given_[g].value;
+        if (diagnostic d = solve_lengths(r, input_.extents, given_values, r.lengths)) return d;
         output_extents(r, r.lengths, r.output_extents);
         return diagnostic{};
     }
@@ -499,8 +471,7 @@ private:
     constexpr diagnostic missing_identifiers(errc code, const pattern::expression& side,
                                              const pattern::expression& other) const {
         diagnostic d = make_error(code);
-        if (code == errc::reduce_unknown_right)
-            d.with_text(reduction_);
+        if (code == errc::reduce_unknown_right) d.with_text(reduction_);
         d.with_set();
         add_identifiers_missing_from(d, text_, side, other);
         return d;
@@ -512,14 +483,12 @@ private:
     /// that dimension is unnamed.
     constexpr bool append_ellipsis_name(bounded_string<256>& out, std::size_t e, bool inside_group) const {
         const pattern::dim& t = names_.value.dims[ellipsis_dim() + e];
-        if (!named() || pattern::is_unnamed(input_.names, names_.value, t))
-            return false;
+        if (!named() || pattern::is_unnamed(input_.names, names_.value, t)) return false;
         append_dim_name(out, input_.names, t, inside_group);
         return true;
     }
     constexpr void add_dimension_name(bool has_name, std::string_view name) {
-        if (!r.output_names.empty())
-            r.output_names.push_back(' ');
+        if (!r.output_names.empty()) r.output_names.push_back(' ');
         if (has_name) {
             r.output_names.append(name);
         } else {

@@ -17,8 +17,7 @@ enum class view_kind : unsigned char { contiguous, strided, grouped };
 /// The input dimension that elementary axis `a` comes from.
 constexpr std::size_t input_dim_of(const recipe& r, std::size_t a) noexcept {
     for (std::size_t k = 0; k < r.input_rank; ++k)
-        if (a < std::size_t{r.input_dims[k].first} + r.input_dims[k].count)
-            return k;
+        if (a < std::size_t{r.input_dims[k].first} + r.input_dims[k].count) return k;
     return r.input_rank;
 }
 
@@ -29,23 +28,18 @@ constexpr bool merges(const recipe& r, std::size_t k, bool input_contiguous) noe
     for (std::size_t i = 1; i < g.count; ++i) {
         const std::size_t a = r.output_axes[g.first + i - 1];
         const std::size_t b = r.output_axes[g.first + i];
-        if (b != a + 1 || !r.axes[a].on_left || !r.axes[b].on_left)
-            return false;
-        if (!input_contiguous && input_dim_of(r, a) != input_dim_of(r, b))
-            return false;
+        if (b != a + 1 || !r.axes[a].on_left || !r.axes[b].on_left) return false;
+        if (!input_contiguous && input_dim_of(r, a) != input_dim_of(r, b)) return false;
     }
     return true;
 }
 
 constexpr view_kind view_kind_of(const recipe& r, bool input_contiguous) noexcept {
     for (std::size_t k = 0; k < r.output_rank; ++k)
-        if (!merges(r, k, input_contiguous))
-            return view_kind::grouped;
-    if (!input_contiguous)
-        return view_kind::strided;
+        if (!merges(r, k, input_contiguous)) return view_kind::grouped;
+    if (!input_contiguous) return view_kind::strided;
     for (std::size_t i = 0; i < r.output_axis_count; ++i)
-        if (r.output_axes[i] != i)
-            return view_kind::strided;
+        if (r.output_axes[i] != i) return view_kind::strided;
     return r.output_axis_count == r.axis_count ? view_kind::contiguous : view_kind::strided;
 }
 
@@ -63,8 +57,7 @@ constexpr void axis_strides(const recipe& r, std::span<const std::ptrdiff_t> inp
         }
     }
     for (std::size_t a = 0; a < r.axis_count; ++a)
-        if (!r.axes[a].on_left)
-            strides[a] = 0; // new axes repeat what they are added to
+        if (!r.axes[a].on_left) strides[a] = 0; // new axes repeat what they are added to
 }
 
 } // namespace ctein::plan
