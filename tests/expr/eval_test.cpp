@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <type_traits>
+#include <vector>
 
 using namespace ctein;
 
@@ -34,4 +35,44 @@ TEST_CASE("eval of an empty tensor is empty", "[expr]") {
     auto copy = eval(rearrange<"a b -> b a">(t));
     CHECK(copy.size() == 0);
     CHECK(copy.extent(0) == 3);
+}
+
+TEST_CASE("assign copies a view into a tensor the caller owns", "[expr][assign]") {
+    tensor<float, "b s c", 2, 5, 24> x;
+    for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = static_cast<float>(i);
+    const auto heads = rearrange<"b s (h d) -> b h s d">(x, len<"h", 3>);
+    tensor<float, "b h s d", 2, 3, 5, 8> out;
+    float* const storage = out.data();
+    assign(out, heads);
+    CHECK(out.data() == storage);
+    const auto expected = eval(heads);
+    bool same = true;
+    for (std::size_t i = 0; i < out.size(); ++i) same = same && out.data()[i] == expected.data()[i];
+    CHECK(same);
+    CHECK(out(1, 2, 4, 7) == x(1, 4, 2 * 8 + 7));
+}
+
+TEST_CASE("assign writes through a contiguous view of a buffer, checking dynamic extents", "[expr][assign]") {
+    tensor<int, "", dyn, 4> t(3);
+    for (std::size_t i = 0; i < t.size(); ++i) t.data()[i] = static_cast<int>(i);
+    std::vector<int> buffer(12, -1);
+    assign(adapt<"", 4, dyn>(buffer.data(), 3), rearrange<"a b -> b a">(t));
+    CHECK(buffer == std::vector<int>{0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11});
+
+    std::vector<int> short_buffer(8, -1);
+    CHECK_THROWS_AS(assign(adapt<"", 4, dyn>(short_buffer.data(), 2), rearrange<"a b -> b a">(t)),
+                    shape_error);
+    CHECK(short_buffer == std::vector<int>(8, -1)); // nothing written
+    try {
+        assign(adapt<"", 4, dyn>(short_buffer.data(), 2), rearrange<"a b -> b a">(t));
+    } catch (const shape_error& e) {
+        CHECK(e.message() == "Shape mismatch, 2 != 3");
+    }
+}
+
+TEST_CASE("assign of an empty view matches only an empty output", "[expr][assign]") {
+    tensor<float, "a b", dyn, 3> t(0);
+    tensor<float, "b a", 3, dyn> empty(0), one_column(1);
+    CHECK_NOTHROW(assign(empty, rearrange<"a b -> b a">(t)));
+    CHECK_THROWS_AS(assign(one_column, rearrange<"a b -> b a">(t)), shape_error);
 }

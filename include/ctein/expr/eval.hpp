@@ -1,9 +1,15 @@
-// eval: copies any view into a contiguous tensor with the same axis names and extents.
+// eval and assign: copy any view into contiguous memory, a new tensor (eval) or one the caller
+// owns (assign), with the copy kernel.
 #pragma once
 
+#include "../core/error.hpp"
 #include "../kernels/copy.hpp"
 #include "as_view.hpp"
 #include "tensor.hpp"
+
+#include <cstddef>
+#include <string>
+#include <type_traits>
 
 namespace ctein {
 
@@ -17,6 +23,60 @@ auto eval(X&& x) {
         tensor_of<typename V::element_type, V::names, typename V::extents_type> out(v.extents());
         kernels::copy_strided(v.data(), v.mapping().axes(), out.data());
         return out;
+    });
+}
+
+namespace detail {
+/// Whether the lengths both extents know at compile time agree (vacuously, for other ranks).
+template <class A, class B>
+constexpr bool static_extents_agree() {
+    if constexpr (A::rank() == B::rank()) {
+        for (std::size_t r = 0; r < A::rank(); ++r)
+            if (A::static_extent(r) != dyn && B::static_extent(r) != dyn &&
+                A::static_extent(r) != B::static_extent(r))
+                return false;
+    }
+    return true;
+}
+
+template <class Out, class V>
+void check_assignable(const Out& out, const V& v) {
+    static_assert(!std::is_const_v<typename Out::element_type>,
+                  "ctein::assign: the output is read-only (const)");
+    static_assert(std::is_same_v<typename Out::layout_type, layout_right>,
+                  "ctein::assign: the output must be contiguous (a ctein::tensor, ctein::adapt or a "
+                  "row-major container)");
+    static_assert(std::is_same_v<typename Out::value_type, typename V::value_type>,
+                  "ctein::assign: the output and the input have different element types");
+    static_assert(Out::rank() == V::rank(), "ctein::assign: the output and the input have different ranks");
+    static_assert(Out::names.view().empty() || V::names.view().empty() || Out::names == V::names,
+                  "ctein::assign: the output and the input name their axes differently");
+    static_assert(static_extents_agree<typename Out::extents_type, typename V::extents_type>(),
+                  "ctein::assign: the output and the input have different extents");
+    for (std::size_t r = 0; r < V::rank(); ++r) {
+        if (out.extent(r) != v.extent(r))
+            throw_error(make_error(errc::length_mismatch).with_number(out.extent(r)).with_number(v.extent(r)),
+                        "ctein::assign: dimension " + std::to_string(r) + " of the output has length " +
+                            std::to_string(out.extent(r)) + ", of the input " + std::to_string(v.extent(r)));
+    }
+}
+} // namespace detail
+
+/// Copies the elements of `x` into `out`, which must be contiguous and writable (a
+/// `ctein::tensor`, `ctein::adapt` over a buffer, a row-major xtensor container) with the same
+/// element type and extents: compared at compile time where both are static, else at run time
+/// (a `ctein::shape_error`). If both name their axes, the names must agree. `x` must not
+/// overlap `out`. Unlike `eval`, allocates nothing: for loops that reuse their buffers.
+///
+///     ctein::tensor<float, "b h s d", 2, 8, 128, 64> q;
+///     ctein::assign(q, ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h", 8>));
+template <viewable Out, viewable X>
+void assign(Out&& out, X&& x) {
+    detail::with_view(out, [&]<class O>(const O& o) {
+        return detail::with_view(x, [&]<class V>(const V& v) {
+            detail::check_assignable(o, v);
+            kernels::copy_strided(v.data(), v.mapping().axes(), o.data());
+        });
     });
 }
 

@@ -1,0 +1,165 @@
+// Copies and fills of one contiguous run of elements with xsimd batches: the innermost loops of
+// the copy kernel (and of anything that writes rows). Elements move as unsigned integers of
+// their size, so one batch type serves floats, integers, bools and any trivially copyable type
+// of 1, 2, 4 or 8 bytes; other types are copied one by one.
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+namespace ctein::kernels {
+
+/// How a run's stores treat the cache: `cached` for outputs that will be read again soon,
+/// `streaming` (non-temporal, past the cache) for outputs larger than the cache, where loading
+/// each line before writing it would cost a third of the memory traffic.
+enum class store_kind : unsigned char { cached, streaming };
+
+/// Outputs of at least this many bytes are written with streaming stores. glibc's memcpy
+/// switches to them at 19 MiB on the Ice Lake this was tuned on (3/4 of a thread's share of L3,
+/// `ld.so --list-tunables`), but it copies below that with `rep movsb`, which also skips the
+/// line loads; for plain stores the crossover measured there was below 8 MiB.
+inline constexpr std::size_t streaming_threshold_bytes = std::size_t{8} << 20;
+
+namespace detail {
+template <std::size_t Size>
+struct unsigned_of_size {
+    using type = void;
+};
+template <>
+struct unsigned_of_size<1> {
+    using type = std::uint8_t;
+};
+template <>
+struct unsigned_of_size<2> {
+    using type = std::uint16_t;
+};
+template <>
+struct unsigned_of_size<4> {
+    using type = std::uint32_t;
+};
+template <>
+struct unsigned_of_size<8> {
+    using type = std::uint64_t;
+};
+} // namespace detail
+
+/// The unsigned integer whose batches move T's bytes, or void if T has no such stand-in.
+template <class T>
+using bits_of = std::conditional_t<std::is_trivially_copyable_v<T> && alignof(T) == sizeof(T),
+                                   typename detail::unsigned_of_size<sizeof(T)>::type, void>;
+
+/// Whether T's runs are copied with batches.
+template <class T>
+inline constexpr bool has_bits_batch = !std::is_void_v<bits_of<T>>;
+
+namespace detail {
+// Batches are loaded and stored through intrinsics, which may alias any type; scalar code
+// keeps using T itself.
+template <class T>
+auto load_bits(const T* p) noexcept {
+    return xsimd::batch<bits_of<T>>::load_unaligned(reinterpret_cast<const bits_of<T>*>(p));
+}
+
+template <class T>
+bool is_batch_aligned(const T* p) noexcept {
+    return reinterpret_cast<std::uintptr_t>(p) % sizeof(xsimd::batch<bits_of<T>>) == 0;
+}
+
+/// Stores `b` at `p`: a plain unaligned store, or a non-temporal one (then `p` must be
+/// aligned to the batch size).
+template <store_kind Stores, class T, class Batch>
+void store_bits(T* p, const Batch& b) noexcept {
+    auto* to = reinterpret_cast<bits_of<T>*>(p);
+    if constexpr (Stores == store_kind::streaming) {
+        // register size rather than type: comparing vector types drops their attributes
+        constexpr std::size_t bytes = sizeof(typename Batch::register_type);
+#if defined(__AVX512F__)
+        if constexpr (bytes == 64) return _mm512_stream_si512(reinterpret_cast<__m512i*>(to), b);
+#endif
+#if defined(__AVX__)
+        if constexpr (bytes == 32) return _mm256_stream_si256(reinterpret_cast<__m256i*>(to), b);
+#endif
+#if defined(__SSE2__)
+        if constexpr (bytes == 16) return _mm_stream_si128(reinterpret_cast<__m128i*>(to), b);
+#endif
+    }
+    b.store_unaligned(to);
+}
+} // namespace detail
+
+/// Makes streaming stores visible to other threads (and ordered with later stores).
+inline void finish_streaming_stores() noexcept {
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
+
+/// `to[0, n) = from[0, n)`; the ranges must not overlap.
+template <store_kind Stores = store_kind::cached, class T>
+void copy_run(const T* from, T* to, std::size_t n) noexcept {
+    if constexpr (!has_bits_batch<T>) {
+        for (std::size_t i = 0; i < n; ++i) to[i] = from[i];
+    } else {
+        constexpr std::size_t w = xsimd::batch<bits_of<T>>::size;
+        std::size_t i = 0;
+        if (n < w) {
+            for (; i < n; ++i) to[i] = from[i];
+            return;
+        }
+        if constexpr (Stores == store_kind::streaming) {
+            for (; i < n && !detail::is_batch_aligned(to + i); ++i) to[i] = from[i];
+            for (; i + w <= n; i += w) detail::store_bits<Stores>(to + i, detail::load_bits(from + i));
+            for (; i < n; ++i) to[i] = from[i];
+        } else {
+            // four loads in flight before their stores: head-split rows are only 4 batches long
+            for (; i + 4 * w <= n; i += 4 * w) {
+                const auto a = detail::load_bits(from + i), b = detail::load_bits(from + i + w),
+                           c = detail::load_bits(from + i + 2 * w), d = detail::load_bits(from + i + 3 * w);
+                detail::store_bits<Stores>(to + i, a);
+                detail::store_bits<Stores>(to + i + w, b);
+                detail::store_bits<Stores>(to + i + 2 * w, c);
+                detail::store_bits<Stores>(to + i + 3 * w, d);
+            }
+            for (; i + w <= n; i += w) detail::store_bits<Stores>(to + i, detail::load_bits(from + i));
+            // the last batch overlaps the previous one rather than ending with a scalar loop
+            if (i < n) detail::store_bits<Stores>(to + n - w, detail::load_bits(from + n - w));
+        }
+    }
+}
+
+/// `to[0, n) = value`.
+template <store_kind Stores = store_kind::cached, class T>
+void fill_run(T* to, const T& value, std::size_t n) noexcept {
+    if constexpr (!has_bits_batch<T>) {
+        for (std::size_t i = 0; i < n; ++i) to[i] = value;
+    } else {
+        using bits = bits_of<T>;
+        constexpr std::size_t w = xsimd::batch<bits>::size;
+        std::size_t i = 0;
+        if (n < w) {
+            for (; i < n; ++i) to[i] = value;
+            return;
+        }
+        bits pattern;
+        std::memcpy(&pattern, &value, sizeof(T));
+        const xsimd::batch<bits> all(pattern);
+        if constexpr (Stores == store_kind::streaming) {
+            for (; i < n && !detail::is_batch_aligned(to + i); ++i) to[i] = value;
+            for (; i + w <= n; i += w) detail::store_bits<Stores>(to + i, all);
+            for (; i < n; ++i) to[i] = value;
+        } else {
+            for (; i + w <= n; i += w) detail::store_bits<Stores>(to + i, all);
+            if (i < n) detail::store_bits<Stores>(to + n - w, all);
+        }
+    }
+}
+
+} // namespace ctein::kernels

@@ -1,0 +1,110 @@
+// Out-of-place transpose of a strided block into rows of the output, in tiles: the copy
+// kernel's leaf for walks whose contiguous source axis is not the innermost one (`a b -> b a`).
+// Tiles of 4- and 8-byte elements are transposed in registers with the compilers' vector
+// extensions (xsimd 8.1's zip_lo/zip_hi interleave within 128-bit lanes only, which does not
+// transpose); other tiles element by element.
+#pragma once
+
+#include "contiguous_run.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+namespace ctein::kernels {
+
+namespace detail {
+/// A 64-byte vector (one cache line) of `U`, in the vector extensions g++ and clang share
+/// (spelled out per size: g++ drops the attribute on a dependent type).
+template <std::size_t Bytes>
+struct line_vector;
+template <>
+struct line_vector<4> {
+    typedef std::uint32_t type __attribute__((vector_size(64)));
+};
+template <>
+struct line_vector<8> {
+    typedef std::uint64_t type __attribute__((vector_size(64)));
+};
+template <class U>
+using line_of = typename line_vector<sizeof(U)>::type;
+
+template <class U>
+inline constexpr std::size_t line_lanes = 64 / sizeof(U);
+
+/// The lanes of `a` and `b` interleaved: the first halves (`Half` = 0) or the second ones.
+template <std::size_t Half, class U, std::size_t... I>
+line_of<U> interleave(line_of<U> a, line_of<U> b, std::index_sequence<I...>) noexcept {
+    constexpr std::size_t n = line_lanes<U>;
+    return __builtin_shufflevector(a, b, (I % 2 == 0 ? Half * n / 2 + I / 2 : n + Half * n / 2 + I / 2)...);
+}
+
+/// Transposes the square tile of lines `r` in registers: log2(lanes) rounds of interleaving
+/// row i with row i + lanes/2 (a perfect shuffle, applied log2(n) times, transposes).
+template <class U>
+void transpose_lines(line_of<U>* r) noexcept {
+    constexpr std::size_t n = line_lanes<U>;
+    constexpr auto lanes = std::make_index_sequence<n>{};
+    for (std::size_t round = 1; round < n; round *= 2) {
+        line_of<U> next[n];
+        for (std::size_t i = 0; i < n / 2; ++i) {
+            next[2 * i] = interleave<0, U>(r[i], r[i + n / 2], lanes);
+            next[2 * i + 1] = interleave<1, U>(r[i], r[i + n / 2], lanes);
+        }
+        std::copy_n(next, n, r);
+    }
+}
+
+/// Writes the line `v` to `to` (streaming only where `to` is aligned to a batch).
+template <store_kind Stores, class T, class Line>
+void store_line(T* to, const Line& v) noexcept {
+    using batch = xsimd::batch<bits_of<T>>;
+    if (Stores == store_kind::cached || !is_batch_aligned(to)) {
+        std::memcpy(to, &v, sizeof(Line));
+        return;
+    }
+    const auto* bits = reinterpret_cast<const bits_of<T>*>(&v);
+    for (std::size_t k = 0; k < sizeof(Line) / sizeof(batch); ++k)
+        store_bits<Stores>(to + k * batch::size, batch::load_unaligned(bits + k * batch::size));
+}
+
+/// Whether tiles of T are transposed in registers.
+template <class T>
+inline constexpr bool transposes_in_registers = has_bits_batch<T> && (sizeof(T) == 4 || sizeof(T) == 8);
+} // namespace detail
+
+/// `dst[a * dst_stride + b] = src[a + b * src_stride]` for a < rows, b < cols, in square tiles
+/// of one cache line per row on each side, so that reads and writes both use whole lines.
+template <store_kind Stores = store_kind::cached, class T>
+void transpose_tiled(const T* src, std::ptrdiff_t src_stride, std::size_t rows, std::size_t cols, T* dst,
+                     std::ptrdiff_t dst_stride) noexcept {
+    constexpr std::size_t tile = std::max<std::size_t>(8, 64 / sizeof(T));
+    const auto transpose_tile = [&](std::size_t a0, std::size_t b0) {
+        const std::size_t a1 = std::min(rows, a0 + tile), b1 = std::min(cols, b0 + tile);
+        if constexpr (detail::transposes_in_registers<T>) {
+            if (a1 - a0 == tile && b1 - b0 == tile) {
+                using line = detail::line_of<bits_of<T>>;
+                line r[tile];
+                for (std::size_t b = 0; b < tile; ++b)
+                    std::memcpy(&r[b], src + static_cast<std::ptrdiff_t>(b0 + b) * src_stride + a0,
+                                sizeof(line));
+                detail::transpose_lines<bits_of<T>>(r);
+                for (std::size_t a = 0; a < tile; ++a)
+                    detail::store_line<Stores>(dst + static_cast<std::ptrdiff_t>(a0 + a) * dst_stride + b0,
+                                               r[a]);
+                return;
+            }
+        }
+        for (std::size_t a = a0; a < a1; ++a) {
+            const T* from = src + static_cast<std::ptrdiff_t>(a);
+            T* to = dst + static_cast<std::ptrdiff_t>(a) * dst_stride;
+            for (std::size_t b = b0; b < b1; ++b) to[b] = from[static_cast<std::ptrdiff_t>(b) * src_stride];
+        }
+    };
+    for (std::size_t a0 = 0; a0 < rows; a0 += tile)
+        for (std::size_t b0 = 0; b0 < cols; b0 += tile) transpose_tile(a0, b0);
+}
+
+} // namespace ctein::kernels
