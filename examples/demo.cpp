@@ -1,5 +1,5 @@
-// The ctein demo: the head split and merge of multi-head attention, written as einops patterns
-// that the compiler checks. Run by `make demo`.
+// The ctein demo: the head split and merge of multi-head attention, scores, a grouped-query
+// repeat and a reduction, written as einops patterns that the compiler checks. Run by `make demo`.
 #include <ctein/ctein.hpp>
 
 #include <cstdlib>
@@ -23,11 +23,23 @@ int main(int argc, char** argv) {
     auto heads =
         ctein::rearrange<"b s (three h d) -> three b h s d">(qkv, ctein::len<"three=3">, ctein::len<"h=8">);
 
+    // attention scores: QK^T for every head, an einsum that sums over the head size d
+    auto scores = ctein::einsum<"b h q d, b h k d -> b h q k">(q, q);
+    // grouped-query attention (seed 004): 2 key/value heads, each shared by 4 query heads; the
+    // repeat is a view whose new axis has stride 0, so nothing is copied
+    ctein::tensor<float, "b s c", 2, ctein::dyn, 2 * 64> kv_projection(tokens);
+    auto kv_heads = ctein::rearrange<"b s (g d) -> b g s d">(kv_projection, ctein::len<"g=2">);
+    auto shared = ctein::repeat<"b g s d -> b (g r) s d">(kv_heads, ctein::len<"r=4">);
+    // the mean over heads of every token: a reduction into a new tensor
+    auto pooled = ctein::reduce<"b h s d -> b s d", "mean">(q);
     std::cout << "x       " << ctein::describe(x) << "\n"
               << "q       " << ctein::describe(q) << "\n"
               << "merged  " << ctein::describe(merged) << "\n"
               << "context " << ctein::describe(context) << "\n"
-              << "qkv     " << ctein::describe(heads) << "\n";
+              << "qkv     " << ctein::describe(heads) << "\n"
+              << "scores  " << ctein::describe(scores) << "\n"
+              << "shared  " << ctein::describe(shared) << "\n"
+              << "pooled  " << ctein::describe(pooled) << "\n";
 
     bool same = true;
     for (std::size_t i = 0; i < x.size(); ++i) same = same && context.data()[i] == x.data()[i];

@@ -1,6 +1,8 @@
-// Writes the C++ tables of parity cases: for each recorded einops case of the supported
-// operations, a line that instantiates the checker with the case's pattern, element type,
-// input extents and given lengths as template arguments (they must be compile-time constants).
+// Writes the C++ tables of parity cases: for each recorded einops case, a line that instantiates
+// its operation's checker with the case's pattern, reduction, element type, input extents and
+// given lengths or packed shapes as template arguments (they must be compile-time constants).
+// einsum's "pattern not last" cases are left out: a C++ pattern is a template argument and
+// cannot be put in the wrong place.
 // The lines are dealt round-robin into SHARDS files, PREFIX_0.inc ..., so that the compiler
 // can work on several at once. Run by the build, so the tables always match the recorded cases.
 //
@@ -42,6 +44,52 @@ std::string element_type(const std::string& formula) {
     return "float";
 }
 
+/// `ctein::extents<2, 3>` for a shape; a -1 (unpack's "infer this") becomes `ctein::dyn`.
+std::string extents(const nlohmann::ordered_json& shape) {
+    std::string out;
+    for (const auto& length : shape) {
+        const long value = length.get<long>();
+        out += (out.empty() ? "" : ", ") + (value < 0 ? std::string("ctein::dyn") : std::to_string(value));
+    }
+    return "ctein::extents<" + out + ">";
+}
+
+/// The template arguments of the check of one case, after its pattern and element type.
+std::string check_arguments(const nlohmann::ordered_json& record) {
+    const std::string op = record.at("op");
+    std::string out;
+    const auto add = [&](const std::string& argument) { out += ", " + argument; };
+    if (op == "einsum" || op == "pack") {
+        for (const auto& shape : record.at("input_shapes")) add(extents(shape));
+        return out;
+    }
+    // one input; a list input is stacked on a new first axis, as einops does
+    auto shape =
+        record.at("input_shapes").empty() ? nlohmann::ordered_json::array() : record.at("input_shapes").at(0);
+    if (record.value("list_input", false)) shape.insert(shape.begin(), record.at("input_shapes").size());
+    add(extents(shape));
+    if (op == "unpack") {
+        for (const auto& packed : record.at("packed_shapes")) add(extents(packed));
+    } else {
+        for (const auto& [name, value] : record.at("axes_lengths").items())
+            add("ctein::axis_length<" + literal(name) + ", " + std::to_string(value.get<long>()) + ">");
+    }
+    return out;
+}
+
+/// The check function of one case, with its template arguments.
+std::string check_of(const nlohmann::ordered_json& record) {
+    const std::string op = record.at("op");
+    const std::string pattern = literal(record.at("pattern"));
+    const std::string type = element_type(record.at("input_formula"));
+    if (op == "rearrange" || op == "repeat" || op == "reduce") {
+        const std::string reduction = record.at("reduction").is_string() ? record.at("reduction") : "";
+        return "parity::check_recipe<ctein::plan::operation::" + op + ", " + pattern + ", " +
+               literal(reduction) + ", " + type + check_arguments(record) + ">";
+    }
+    return "parity::check_" + op + "<" + pattern + ", " + type + check_arguments(record) + ">";
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -51,7 +99,8 @@ int main(int argc, char** argv) {
     }
     const std::string prefix = argv[1];
     const std::size_t shards = std::stoul(argv[2]);
-    const std::set<std::string> operations{"rearrange"};
+    const std::set<std::string> operations{"rearrange", "repeat", "reduce",     "einsum",
+                                           "pack",      "unpack", "parse_shape"};
     std::vector<std::ostringstream> tables(shards);
     std::size_t count = 0;
     for (int f = 3; f < argc; ++f) {
@@ -64,21 +113,10 @@ int main(int argc, char** argv) {
             if (line.empty()) continue;
             const auto record = nlohmann::ordered_json::parse(line); // keeps axes_lengths in the given order
             const std::string op = record.at("op");
-            if (!operations.contains(op)) continue;
-            // a list input is stacked on a new first axis, as einops does
-            auto shape = record.at("input_shapes").at(0);
-            if (record.value("list_input", false))
-                shape.insert(shape.begin(), record.at("input_shapes").size());
-            std::string extents;
-            for (const auto& length : shape)
-                extents += (extents.empty() ? "" : ", ") + std::to_string(length.get<long>());
-            std::ostringstream& table = tables[count % shards];
-            table << "    {" << literal(record.at("id")) << ", &parity::check_" << op << '<'
-                  << literal(record.at("pattern")) << ", " << element_type(record.at("input_formula"))
-                  << ", ctein::extents<" << extents << ">";
-            for (const auto& [name, value] : record.at("axes_lengths").items())
-                table << ", ctein::axis_length<" << literal(name) << ", " << value.get<long>() << ">";
-            table << ">},\n";
+            if (!operations.contains(op) || record.value("error_kind", "") == "einsum_pattern_not_last")
+                continue;
+            tables[count % shards] << "    {" << literal(op) << ", " << literal(record.at("id")) << ", &"
+                                   << check_of(record) << "},\n";
             ++count;
         }
     }

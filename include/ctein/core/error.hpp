@@ -49,7 +49,46 @@ namespace ctein {
     X(unused_axis_length, "Axis {} is not used in transform")                                                \
     X(cannot_infer, "Could not infer sizes for {}")                                                          \
     X(length_mismatch, "Shape mismatch, {} != {}")                                                           \
-    X(not_divisible, "Shape mismatch, can't divide axis of length {} in chunks of {}")
+    X(not_divisible, "Shape mismatch, can't divide axis of length {} in chunks of {}")                       \
+    /* reduce */                                                                                             \
+    X(unknown_reduction,                                                                                     \
+      "Unknown reduction {}. Expect one of ('min', 'max', 'sum', 'mean', 'prod', 'any', 'all').")            \
+    X(mean_non_float, "reduce_mean is not available for non-floating tensors")                               \
+    /* einsum */                                                                                             \
+    X(einsum_no_operands, "ctein::einsum takes at least one tensor")                                         \
+    X(einsum_no_arrow, "Einsum pattern must contain '->'.")                                                  \
+    X(einsum_singleton, "Singleton () axes are not yet supported in einsum.")                                \
+    X(einsum_composition, "Shape rearrangement is not yet supported in einsum.")                             \
+    X(einsum_anonymous, "Anonymous axes are not yet supported in einsum.")                                   \
+    X(einsum_unknown_right_axis, "Unknown axis {} on right side of einsum {}.")                              \
+    X(einsum_more_operands,                                                                                  \
+      "more operands provided to einstein sum function than specified in the subscripts string")             \
+    X(einsum_fewer_operands,                                                                                 \
+      "fewer operands provided to einstein sum function than specified in the subscripts string")            \
+    X(einsum_wrong_ndim, "Wrong shape of einsum operand #{}: expected {} dims. Received {}-dim tensor.")     \
+    X(einsum_wrong_ndim_ellipsis,                                                                            \
+      "Wrong shape of einsum operand #{}: expected >={} dims. Received {}-dim tensor.")                      \
+    X(einsum_length_mismatch, "Shape mismatch in einsum for axis {}: {} != {}")                              \
+    /* pack and unpack */                                                                                    \
+    X(pack_duplicate_axis, "Duplicates in axes names in {}(..., \"{}\")")                                    \
+    X(pack_no_star, "No *-axis in {}(..., \"{}\")")                                                          \
+    X(pack_invalid_name, "Invalid axis name {} in {}(..., \"{}\")")                                          \
+    X(pack_no_tensors, "pack(..., \"{}\") needs at least one tensor")                                        \
+    X(pack_too_few_dims, "packed tensor #{} (enumeration starts with 0) has shape {}, while pattern {} "     \
+                         "assumes at least {} axes")                                                         \
+    X(pack_shape_mismatch,                                                                                   \
+      "all the input array dimensions except for the concatenation axis must match exactly, but along "      \
+      "dimension {}, the array at index 0 has size {} and the array at index {} has size {}")                \
+    X(unpack_wrong_ndim, "unpack(..., {}) received input of wrong dim with shape {}")                        \
+    X(unpack_multiple_unknown, "unpack(..., {}) received more than one -1 in {} and can't infer dimensions") \
+    X(unpack_cannot_split,                                                                                   \
+      "Error during unpack(..., \"{}\"): could not split axis of size {} into requested {}")                 \
+    /* parse_shape */                                                                                        \
+    X(parse_shape_composite, "Can't parse shape with composite axes: {} {}")                                 \
+    X(parse_shape_ndim, "Can't parse shape with different number of dimensions: {} {}")                      \
+    X(parse_shape_ellipsis_ndim, "Can't parse shape with this number of dimensions: {} {}")                  \
+    X(parse_shape_unit_axis, "Length of axis is not 1: {} {}")                                               \
+    X(parse_shape_anonymous_mismatch, "Length of anonymous axis does not match: {} {}")
 
 /// What went wrong; `none` means nothing did.
 enum class errc : unsigned char {
@@ -86,7 +125,7 @@ constexpr std::string_view error_format(errc code) noexcept {
 struct error_arg {
     enum class kind : unsigned char { text, number, name_set };
     kind type = kind::text;
-    bounded_string<200> text;
+    bounded_string<128> text;
 
     constexpr void print(bounded_string<512>& out) const noexcept {
         if (type != kind::name_set) {
@@ -116,7 +155,7 @@ struct error_arg {
 /// where it was found (`npos` when it concerns the tensor rather than one place of the pattern).
 struct diagnostic {
     static constexpr std::size_t npos = static_cast<std::size_t>(-1);
-    static constexpr std::size_t max_args = 3;
+    static constexpr std::size_t max_args = 4;
 
     errc code = errc::none;
     std::size_t column = npos;
@@ -214,6 +253,18 @@ class shape_error : public error {
     case errc::wrong_ndim_ellipsis:
     case errc::length_mismatch:
     case errc::not_divisible:
+    case errc::einsum_wrong_ndim:
+    case errc::einsum_wrong_ndim_ellipsis:
+    case errc::einsum_length_mismatch:
+    case errc::pack_too_few_dims:
+    case errc::pack_shape_mismatch:
+    case errc::unpack_wrong_ndim:
+    case errc::unpack_multiple_unknown:
+    case errc::unpack_cannot_split:
+    case errc::parse_shape_ndim:
+    case errc::parse_shape_ellipsis_ndim:
+    case errc::parse_shape_unit_axis:
+    case errc::parse_shape_anonymous_mismatch:
         throw shape_error(d.code, std::move(message), std::move(context));
     default:
         throw pattern_error(d.code, std::move(message), std::move(context));

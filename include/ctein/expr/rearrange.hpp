@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstddef>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -32,17 +33,19 @@ struct rearranged {
                            decltype(grouped_layout(std::make_index_sequence<R.output_rank>{}))>>;
     using type = view<typename V::element_type, output_names<R>, extents_type, layout_type>;
 
-    static type make(const V& input, const std::array<std::size_t, plan::max_axes>& lengths) {
-        std::array<std::size_t, plan::max_dims> out{};
-        plan::output_extents(R, lengths, out);
-        std::array<std::size_t, extents_type::rank()> out_extents{};
-        for (std::size_t k = 0; k < extents_type::rank(); ++k) out_extents[k] = out[k];
-        const auto extents = extents_type::from_all(out_extents);
+    using mapping_type = typename type::mapping_type;
+
+    /// The result's mapping, from the lengths of the recipe's axes and the input's strides.
+    static constexpr mapping_type mapping_for(const std::array<std::size_t, plan::max_axes>& lengths,
+                                              const std::array<std::ptrdiff_t, plan::max_dims>& input_strides) {
+        std::array<std::size_t, plan::max_dims> all_extents{};
+        plan::output_extents(R, lengths, all_extents);
+        std::array<std::size_t, extents_type::rank()> values{};
+        for (std::size_t k = 0; k < values.size(); ++k) values[k] = all_extents[k];
+        const extents_type extents = extents_type::from_all(values);
         if constexpr (kind == plan::view_kind::contiguous) {
-            return type(input.data(), extents);
+            return mapping_type(extents);
         } else {
-            std::array<std::ptrdiff_t, plan::max_dims> input_strides{};
-            for (std::size_t k = 0; k < V::rank(); ++k) input_strides[k] = input.stride(k);
             std::array<std::ptrdiff_t, plan::max_axes> strides{};
             plan::axis_strides(R, input_strides, lengths, strides);
             if constexpr (kind == plan::view_kind::strided) {
@@ -51,16 +54,69 @@ struct rearranged {
                     const plan::group g = R.output_dims[k];
                     out_strides[k] = g.count == 0 ? 0 : strides[R.output_axes[g.first + g.count - 1]];
                 }
-                return type(input.data(), typename type::mapping_type(extents, out_strides));
+                return mapping_type(extents, out_strides);
             } else {
                 std::array<strided_axis, layout_type::axis_count> axes{};
                 for (std::size_t i = 0; i < layout_type::axis_count; ++i)
                     axes[i] = {lengths[R.output_axes[i]], strides[R.output_axes[i]]};
-                return type(input.data(), typename type::mapping_type(extents, axes));
+                return mapping_type(extents, axes);
             }
         }
     }
+
+    /// A contiguous input with static extents and constant lengths: the whole mapping is a
+    /// constant, so the pattern costs the program (and the code generator) nothing.
+    static constexpr bool constant = std::is_same_v<typename V::layout_type, layout_right> &&
+                                     V::extents_type::is_static() && [] {
+                                         for (std::size_t a = 0; a < R.axis_count; ++a)
+                                             if (R.lengths[a] == dyn) return false;
+                                         return true;
+                                     }();
+
+    static constexpr std::array<std::ptrdiff_t, plan::max_dims> row_major_strides() {
+        std::array<std::ptrdiff_t, plan::max_dims> strides{};
+        std::ptrdiff_t stride = 1;
+        for (std::size_t k = V::rank(); k-- > 0;) {
+            strides[k] = stride;
+            stride *= static_cast<std::ptrdiff_t>(V::extents_type::static_extent(k));
+        }
+        return strides;
+    }
+
+    static type make(const V& input, const std::array<std::size_t, plan::max_axes>& lengths) {
+        std::array<std::ptrdiff_t, plan::max_dims> input_strides{};
+        for (std::size_t k = 0; k < V::rank(); ++k) input_strides[k] = input.stride(k);
+        return type(input.data(), mapping_for(lengths, input_strides));
+    }
+    static type make_constant(const V& input) {
+        static constexpr mapping_type mapping = mapping_for(R.lengths, row_major_strides());
+        return type(input.data(), mapping);
+    }
 };
+
+/// What rearrange and repeat share: both plan `Pattern` for their input and return a view of it.
+template <fixed_string Pattern, plan::operation Op, class X, class... Lengths>
+constexpr auto view_operation(std::string_view operation, X&& x, Lengths... lengths) {
+    using V = view_of<X>;
+    if constexpr (!can_view_without_copy<X&&>()) {
+        return failed_operation{};
+    } else {
+        using plan = planned<Pattern, Op, V, Lengths...>;
+        if constexpr (plan::error) {
+            report<plan::error>();
+            return failed_operation{};
+        } else {
+            using result = rearranged<plan::recipe, V>;
+            const V input = as_view(x);
+            if constexpr (result::constant) {
+                return result::make_constant(input); // the compiler has checked and solved everything
+            } else {
+                return result::make(input,
+                                    solve_at_run_time<plan::recipe>(operation, Pattern.view(), input, lengths...));
+            }
+        }
+    }
+}
 
 } // namespace detail
 
@@ -79,31 +135,8 @@ struct rearranged {
 ///     auto m = ctein::rearrange<"b h s d -> b s (h d)">(q);                         // back to 2 x 128 x 512
 template <fixed_string Pattern, viewable X, axis_length_type... Lengths>
 constexpr auto rearrange(X&& x, Lengths... lengths) {
-    using V = view_of<X>;
-    if constexpr (detail::failed_view<V>) {
-        return V{}; // as_view has reported why it cannot read X
-    } else if constexpr (!borrowable<X&&>) {
-        static_assert(detail::always_false<V>,
-                      "ctein::rearrange: the result would view a temporary tensor that "
-                      "is about to be destroyed; keep the tensor in a variable first");
-        return detail::failed_operation{};
-    } else if constexpr (!V::is_strided) {
-        static_assert(detail::always_false<V>,
-                      "ctein::rearrange: the input merges axes that are not adjacent in "
-                      "memory; materialise it with ctein::eval first");
-        return detail::failed_operation{};
-    } else {
-        using planned = detail::planned<Pattern, plan::operation::rearrange, V, Lengths...>;
-        if constexpr (planned::error) {
-            detail::report<planned::error>();
-            return detail::failed_operation{};
-        } else {
-            const V input = as_view(x);
-            const auto axis_lengths =
-                detail::solve_at_run_time<planned::recipe>("rearrange", Pattern.view(), input, lengths...);
-            return detail::rearranged<planned::recipe, V>::make(input, axis_lengths);
-        }
-    }
+    return detail::view_operation<Pattern, plan::operation::rearrange>("rearrange", std::forward<X>(x),
+                                                                       lengths...);
 }
 
 } // namespace ctein

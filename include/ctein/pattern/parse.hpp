@@ -15,6 +15,8 @@ namespace ctein::pattern {
 struct parse_options {
     /// Accept `_` as a name; tensor axis names use it for "unnamed".
     bool allow_underscore = false;
+    /// Accept a name more than once (einsum's left sides: `i i -> i` is a diagonal).
+    bool allow_duplicates = false;
 };
 
 struct parsed_expression {
@@ -134,7 +136,8 @@ constexpr parsed_expression parse_expression(std::string_view text, text_ref sid
                              static_cast<std::uint16_t>(end - begin)};
         const bool is_ellipsis = name == "..." || name == "\xE2\x80\xA6";
         const bool duplicate = is_ellipsis ? e.has_ellipsis : e.has_name(text, name);
-        if (duplicate && !(options.allow_underscore && name == "_")) {
+        if (duplicate && !(options.allow_underscore && name == "_") &&
+            !(options.allow_duplicates && !is_ellipsis)) {
             result.error = make_error(errc::duplicate_axis, where.begin).with_text(name);
             return false;
         }

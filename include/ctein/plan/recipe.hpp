@@ -5,6 +5,7 @@
 #pragma once
 
 #include "../core/extents.hpp"
+#include "../core/reduction.hpp"
 #include "../core/text_search.hpp"
 #include "../pattern/axis_names.hpp"
 #include "../pattern/parse.hpp"
@@ -23,11 +24,13 @@ using pattern::max_dims;
 enum class operation : unsigned char { rearrange, reduce, repeat };
 
 /// What the planner knows of the input tensor: its rank, its extents (`dyn` where known only at
-/// run time) and its axis names ("" when unnamed).
+/// run time), its axis names ("" when unnamed), and whether its elements are floating-point
+/// (a mean needs them to be).
 struct operand {
     std::size_t rank = 0;
     std::array<std::size_t, max_dims> extents{};
     std::string_view names;
+    bool floating_point = true;
 };
 
 /// A length the caller gives for an axis, einops' `h=8`; `dyn` when known only at run time.
@@ -46,6 +49,7 @@ struct elementary_axis {
     std::size_t given = 0;    ///< source::given: index into the given lengths
     bool on_left = true;      ///< false for axes new on the right (repeat)
     bool on_right = true;     ///< false for reduced axes
+    pattern::text_ref where;  ///< how the pattern writes it (for an ellipsis' axes: the ellipsis)
 };
 
 /// A run of axes: `count` entries starting at `first`.
@@ -135,11 +139,11 @@ namespace detail {
 
 // Elementary axes are always written whole: g++ 12 can leave default member initialisers of
 // the recipe's array unapplied when several recipes are evaluated in one translation unit.
-constexpr elementary_axis inferred_axis() noexcept {
-    return {length_source::inferred, dyn, 0, true, true};
+constexpr elementary_axis inferred_axis(pattern::text_ref where) noexcept {
+    return {length_source::inferred, dyn, 0, true, true, where};
 }
-constexpr elementary_axis anonymous_axis(std::size_t length) noexcept {
-    return {length_source::anonymous, length, 0, true, true};
+constexpr elementary_axis anonymous_axis(std::size_t length, pattern::text_ref where) noexcept {
+    return {length_source::anonymous, length, 0, true, true, where};
 }
 
 /// How an axis of a pattern side is printed in einops' messages: its name, `…`, or `2-axis`.
@@ -283,6 +287,8 @@ public:
                 }
             }
             if (missing) return d;
+        } else if (!reduction_named(reduction_)) {
+            return make_error(errc::unknown_reduction).with_text(reduction_);
         } else if (has_identifiers_missing_from(text_, right_, left_)) {
             return missing_identifiers(errc::reduce_unknown_right, right_, left_);
         }
@@ -332,8 +338,9 @@ public:
                 if (is_ellipsis) r.input_dims[r.input_rank++] = {static_cast<std::uint8_t>(r.axis_count), 1};
                 const pattern::axis& a = left_.axis_of(d, is_ellipsis ? 0 : i);
                 if (!is_ellipsis) left_first_[d.first + i] = r.axis_count;
-                r.axes[r.axis_count++] =
-                    a.kind == pattern::axis_kind::anonymous ? anonymous_axis(a.length) : inferred_axis();
+                r.axes[r.axis_count++] = a.kind == pattern::axis_kind::anonymous
+                                             ? anonymous_axis(a.length, a.where)
+                                             : inferred_axis(a.where);
             }
             if (!is_ellipsis)
                 r.input_dims[r.input_rank++] = {static_cast<std::uint8_t>(r.axis_count - d.count), d.count};
@@ -344,7 +351,7 @@ public:
             if (a.is_ellipsis() || shared_identifier(text_, a, left_)) continue;
             if (r.axis_count == max_axes) return make_error(errc::too_many_axes).with_number(max_axes);
             right_new_[i] = r.axis_count;
-            elementary_axis e = a.is_named() ? inferred_axis() : anonymous_axis(a.length);
+            elementary_axis e = a.is_named() ? inferred_axis(a.where) : anonymous_axis(a.length, a.where);
             e.on_left = false;
             r.axes[r.axis_count++] = e;
         }
@@ -459,6 +466,16 @@ public:
         return diagnostic{};
     }
 
+    /// Last, as einops finds it only when it reduces: a mean of integers or booleans.
+    constexpr diagnostic check_element_type() {
+        if (r.op != operation::reduce || input_.floating_point ||
+            reduction_named(reduction_) != reduction::mean)
+            return diagnostic{};
+        for (std::size_t a = 0; a < r.axis_count; ++a)
+            if (!r.axes[a].on_right) return make_error(errc::mean_non_float);
+        return diagnostic{};
+    }
+
 private:
     constexpr bool named() const {
         return !input_.names.empty() && !names_.error && names_.value.dim_count == input_.rank;
@@ -514,7 +531,8 @@ private:
 /// Builds the recipe of `pattern_text` applied by `op` to `input` with the `given` lengths,
 /// reporting the first error in einops' order: parsing, the ellipsis, the operation's identifier
 /// rules, the number of dimensions, the tensor's axis names, the given lengths, what cannot be
-/// inferred, and finally the lengths that are known. `reduction` names the reduction in messages.
+/// inferred, the lengths that are known, and finally a mean of integers. `reduction` is the name
+/// of a reduce's reduction (einops' names: "sum", "mean", ...).
 ///
 ///     constexpr auto r = make_recipe("b s (h d) -> b h s d", operation::rearrange,
 ///                                    {3, {2, dyn, 512}, ""}, std::array{given_length{"h", 8}});
@@ -530,9 +548,10 @@ constexpr recipe make_recipe(std::string_view pattern_text, operation op, const 
     }
     using builder = detail::recipe_builder;
     builder b(pattern_text, parsed, op, input, given, reduction);
-    for (const auto stage : {&builder::check_ellipsis, &builder::check_identifiers, &builder::check_rank,
-                             &builder::check_names, &builder::add_axes, &builder::apply_given,
-                             &builder::check_inferable, &builder::add_output, &builder::solve}) {
+    for (const auto stage :
+         {&builder::check_ellipsis, &builder::check_identifiers, &builder::check_rank, &builder::check_names,
+          &builder::add_axes, &builder::apply_given, &builder::check_inferable, &builder::add_output,
+          &builder::solve, &builder::check_element_type}) {
         if (diagnostic d = (b.*stage)()) {
             b.r.error = d;
             break;

@@ -39,7 +39,7 @@ constexpr view_kind view_kind_of(const recipe& r, bool input_contiguous) noexcep
         if (!merges(r, k, input_contiguous)) return view_kind::grouped;
     if (!input_contiguous) return view_kind::strided;
     for (std::size_t i = 0; i < r.output_axis_count; ++i)
-        if (r.output_axes[i] != i) return view_kind::strided;
+        if (r.output_axes[i] != i || !r.axes[i].on_left) return view_kind::strided;
     return r.output_axis_count == r.axis_count ? view_kind::contiguous : view_kind::strided;
 }
 
