@@ -3,14 +3,17 @@
 #   make demo   the examples, with their output
 #   make test   the whole suite: unit, einops parity, compile-fail (g++ and clang), package,
 #               clang build, then the unit and parity tests again under address+UB sanitizers
+#   make bench  the benchmarks (Release, in build-bench) and the compile-time benchmark
 JOBS ?= 2
 BUILD ?= build
 SANITIZE_BUILD ?= build-sanitize
+BENCH_BUILD ?= build-bench
 
 DEMO_PACKAGES := g++ cmake make xtensor-dev libxsimd-dev libboost-dev
 TEST_PACKAGES := $(DEMO_PACKAGES) catch2 nlohmann-json3-dev clang-14
+BENCH_PACKAGES := $(DEMO_PACKAGES) libbenchmark-dev
 
-.PHONY: demo test test-sanitize clean
+.PHONY: demo test test-sanitize bench clean
 
 demo:
 	tools/install-packages $(DEMO_PACKAGES)
@@ -33,6 +36,14 @@ test-sanitize:
 	cmake --build $(SANITIZE_BUILD) -j$(JOBS) --target ctein_unit_tests ctein_parity_tests ctein_demo \
 	      ctein_example_xtensor
 	ctest --test-dir $(SANITIZE_BUILD) -j$(JOBS) -L "unit|parity|example" --output-on-failure
+
+bench:
+	tools/install-packages $(BENCH_PACKAGES)
+	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DCTEIN_BUILD_BENCHMARKS=ON
+	cmake --build $(BENCH_BUILD) -j$(JOBS) --target ctein_bench_rearrange ctein_bench_reduce
+	$(BENCH_BUILD)/benchmarks/ctein_bench_rearrange
+	$(BENCH_BUILD)/benchmarks/ctein_bench_reduce
+	benchmarks/compile_time/run.sh $(BENCH_BUILD)
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD)

@@ -1,0 +1,164 @@
+// Materialising a head split `b s (h d) -> b h s d` and a head merge `b h s d -> b s (h d)`
+// (h = 12, d = 64, S = 2048, fp32, B = 2, 4, 8: 12.5 to 50 MB, around the size of the L3 cache)
+// with ctein, with xtensor's transpose, and with a naive loop, each against memcpy of the same
+// bytes measured in the same benchmark; and a plain transpose of the same bytes seen as a
+// (B S) x 768 matrix. Bytes counted: read + written (2 x the tensor).
+#include "same_run.hpp"
+
+#include <ctein/ctein.hpp>
+#include <ctein/xtensor.hpp>
+
+#include <xtensor/xmanipulation.hpp>
+#include <xtensor/xnoalias.hpp>
+#include <xtensor/xtensor.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <cstring>
+#include <map>
+#include <memory>
+
+namespace {
+
+constexpr std::size_t heads = 12, head_size = 64, channels = heads * head_size, tokens = 2048;
+
+using tokens_t = ctein::tensor<float, "b s (h d)", ctein::dyn, ctein::dyn, channels>;
+using heads_t = ctein::tensor<float, "b h s d", ctein::dyn, heads, ctein::dyn, head_size>;
+
+/// One pair of tensors per batch size, allocated (and touched) once: the benchmarks measure
+/// copies, not page faults.
+struct tensors {
+    explicit tensors(std::size_t batch)
+        : by_token(batch, tokens)
+        , by_head(batch, tokens) {
+        for (std::size_t i = 0; i < by_token.size(); ++i) by_token.data()[i] = static_cast<float>(i % 1000);
+        for (std::size_t i = 0; i < by_head.size(); ++i) by_head.data()[i] = static_cast<float>(i % 997);
+    }
+    tokens_t by_token;
+    heads_t by_head;
+    std::size_t bytes() const { return by_token.size() * sizeof(float); }
+};
+
+tensors& tensors_for(std::size_t batch) {
+    static std::map<std::size_t, std::unique_ptr<tensors>> cache;
+    auto& t = cache[batch];
+    if (!t) t = std::make_unique<tensors>(batch);
+    return *t;
+}
+
+enum class direction { split, merge };
+
+double memcpy_seconds(const float* from, float* to, std::size_t bytes) {
+    return ctein::bench::median_seconds([&] {
+        std::memcpy(to, from, bytes);
+        benchmark::ClobberMemory();
+    });
+}
+
+template <direction D>
+void bm_memcpy(benchmark::State& state) {
+    tensors& t = tensors_for(static_cast<std::size_t>(state.range(0)));
+    const float* from = D == direction::split ? t.by_token.data() : t.by_head.data();
+    float* to = D == direction::split ? t.by_head.data() : t.by_token.data();
+    ctein::bench::run_against(state, "memcpy", memcpy_seconds(from, to, t.bytes()), 2 * t.bytes(),
+                              [&] { std::memcpy(to, from, t.bytes()); });
+}
+
+template <direction D>
+void bm_ctein(benchmark::State& state) {
+    tensors& t = tensors_for(static_cast<std::size_t>(state.range(0)));
+    const auto run = [&] {
+        if constexpr (D == direction::split) {
+            ctein::assign(t.by_head,
+                          ctein::rearrange<"b s (h d) -> b h s d">(t.by_token, ctein::len<"h", heads>));
+        } else {
+            ctein::assign(t.by_token, ctein::rearrange<"b h s d -> b s (h d)">(t.by_head));
+        }
+    };
+    const double baseline = D == direction::split
+                                ? memcpy_seconds(t.by_token.data(), t.by_head.data(), t.bytes())
+                                : memcpy_seconds(t.by_head.data(), t.by_token.data(), t.bytes());
+    ctein::bench::run_against(state, "memcpy", baseline, 2 * t.bytes(), run);
+}
+
+template <direction D>
+void bm_xtensor(benchmark::State& state) {
+    const std::size_t batch = static_cast<std::size_t>(state.range(0));
+    // split: (B, S, H, D) -> (B, H, S, D); merge: (B, H, S, D) -> (B, S, H, D), i.e. (B, S, H*D)
+    const std::array<std::size_t, 4> by_token{batch, tokens, heads, head_size},
+        by_head{batch, heads, tokens, head_size};
+    xt::xtensor<float, 4> in(D == direction::split ? by_token : by_head, 1.0f);
+    xt::xtensor<float, 4> out(D == direction::split ? by_head : by_token, 0.0f);
+    const std::size_t bytes = in.size() * sizeof(float);
+    ctein::bench::run_against(state, "memcpy", memcpy_seconds(in.data(), out.data(), bytes), 2 * bytes, [&] {
+        xt::noalias(out) = xt::transpose(in, {0, 2, 1, 3});
+    });
+}
+
+template <direction D>
+void bm_naive(benchmark::State& state) {
+    const std::size_t batch = static_cast<std::size_t>(state.range(0));
+    tensors& t = tensors_for(batch);
+    const auto run = [&, batch] {
+        const float* from = D == direction::split ? t.by_token.data() : t.by_head.data();
+        float* to = D == direction::split ? t.by_head.data() : t.by_token.data();
+        for (std::size_t b = 0; b < batch; ++b)
+            for (std::size_t h = 0; h < heads; ++h)
+                for (std::size_t s = 0; s < tokens; ++s)
+                    for (std::size_t d = 0; d < head_size; ++d) {
+                        const std::size_t token_major = ((b * tokens + s) * heads + h) * head_size + d;
+                        const std::size_t head_major = ((b * heads + h) * tokens + s) * head_size + d;
+                        if constexpr (D == direction::split) {
+                            to[head_major] = from[token_major];
+                        } else {
+                            to[token_major] = from[head_major];
+                        }
+                    }
+    };
+    const double baseline = D == direction::split
+                                ? memcpy_seconds(t.by_token.data(), t.by_head.data(), t.bytes())
+                                : memcpy_seconds(t.by_head.data(), t.by_token.data(), t.bytes());
+    ctein::bench::run_against(state, "memcpy", baseline, 2 * t.bytes(), run);
+}
+
+/// `b s (h d) -> (h d) (b s)`: a transpose, whose source is contiguous along the output's rows.
+void bm_transpose_ctein(benchmark::State& state) {
+    const std::size_t batch = static_cast<std::size_t>(state.range(0));
+    tensors& t = tensors_for(batch);
+    auto out = ctein::adapt<"", channels, ctein::dyn>(t.by_head.data(), batch * tokens);
+    ctein::bench::run_against(
+        state, "memcpy", memcpy_seconds(t.by_token.data(), t.by_head.data(), t.bytes()), 2 * t.bytes(), [&] {
+            ctein::assign(out,
+                          ctein::rearrange<"b s (h d) -> (h d) (b s)">(t.by_token, ctein::len<"h", heads>));
+        });
+}
+
+void bm_transpose_xtensor(benchmark::State& state) {
+    const std::size_t batch = static_cast<std::size_t>(state.range(0));
+    xt::xtensor<float, 2> in(std::array<std::size_t, 2>{batch * tokens, channels}, 1.0f);
+    xt::xtensor<float, 2> out(std::array<std::size_t, 2>{channels, batch * tokens}, 0.0f);
+    const std::size_t bytes = in.size() * sizeof(float);
+    ctein::bench::run_against(state, "memcpy", memcpy_seconds(in.data(), out.data(), bytes), 2 * bytes,
+                              [&] { xt::noalias(out) = xt::transpose(in); });
+}
+
+void batches(benchmark::internal::Benchmark* b) {
+    b->ArgName("B")->Arg(2)->Arg(4)->Arg(8)->UseRealTime()->Repetitions(5)->ReportAggregatesOnly(true);
+    b->Unit(benchmark::kMillisecond);
+}
+
+} // namespace
+
+BENCHMARK(bm_memcpy<direction::split>)->Name("head_split/memcpy")->Apply(batches);
+BENCHMARK(bm_ctein<direction::split>)->Name("head_split/ctein")->Apply(batches);
+BENCHMARK(bm_xtensor<direction::split>)->Name("head_split/xtensor")->Apply(batches);
+BENCHMARK(bm_naive<direction::split>)->Name("head_split/naive")->Apply(batches);
+BENCHMARK(bm_memcpy<direction::merge>)->Name("head_merge/memcpy")->Apply(batches);
+BENCHMARK(bm_ctein<direction::merge>)->Name("head_merge/ctein")->Apply(batches);
+BENCHMARK(bm_xtensor<direction::merge>)->Name("head_merge/xtensor")->Apply(batches);
+BENCHMARK(bm_naive<direction::merge>)->Name("head_merge/naive")->Apply(batches);
+BENCHMARK(bm_transpose_ctein)->Name("transpose/ctein")->Apply(batches);
+BENCHMARK(bm_transpose_xtensor)->Name("transpose/xtensor")->Apply(batches);
+
+BENCHMARK_MAIN();
