@@ -1,8 +1,6 @@
 // Class token and patches with different channel counts.
-// expect-error-gcc: all the input array dimensions except for the concatenation axis must match exactly, but
-// along dimension 2, the array at index 0 has size 64 and the array at index 1 has size 32
-// expect-error-clang: all the input array dimensions except for the concatenation axis must match exactly,
-// but along dimension {}, the array at index 0 has size {} and the array at index {} has size {}
+// expect-error-gcc: all the input array dimensions except for the concatenation axis must match exactly, but along dimension 2, the array at index 0 has size 64 and the array at index 1 has size 32
+// expect-error-clang: all the input array dimensions except for the concatenation axis must match exactly, but along dimension {}, the array at index 0 has size {} and the array at index {} has size {}
 #include <ctein/ctein.hpp>
 
 int main() {

@@ -1,7 +1,6 @@
 // A tensor with fewer dimensions than the pattern names.
-// expect-error-gcc: packed tensor #1 (enumeration starts with 0) has shape (2,), while pattern b * c assumes
-// at least 2 axes expect-error-clang: packed tensor #{} (enumeration starts with 0) has shape {}, while
-// pattern {} assumes at least {} axes
+// expect-error-gcc: packed tensor #1 (enumeration starts with 0) has shape (2,), while pattern b * c assumes at least 2 axes
+// expect-error-clang: packed tensor #{} (enumeration starts with 0) has shape {}, while pattern {} assumes at least {} axes
 #include <ctein/ctein.hpp>
 
 int main() {

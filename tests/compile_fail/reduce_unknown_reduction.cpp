@@ -1,7 +1,6 @@
 // A reduction einops does not have.
-// expect-error-gcc: Unknown reduction median. Expect one of ('min', 'max', 'sum', 'mean', 'prod', 'any',
-// 'all'). expect-error-clang: Unknown reduction {}. Expect one of ('min', 'max', 'sum', 'mean', 'prod',
-// 'any', 'all').
+// expect-error-gcc: Unknown reduction median. Expect one of ('min', 'max', 'sum', 'mean', 'prod', 'any', 'all').
+// expect-error-clang: Unknown reduction {}. Expect one of ('min', 'max', 'sum', 'mean', 'prod', 'any', 'all').
 #include <ctein/ctein.hpp>
 
 int main() {

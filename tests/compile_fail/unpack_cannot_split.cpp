@@ -1,7 +1,6 @@
 // Packed shapes that do not add up to the packed axis.
-// expect-error-gcc: Error during unpack(..., "b * c"): could not split axis of size 10 into requested [[3],
-// [2, 2]] expect-error-clang: Error during unpack(..., "{}"): could not split axis of size {} into requested
-// {}
+// expect-error-gcc: Error during unpack(..., "b * c"): could not split axis of size 10 into requested [[3], [2, 2]]
+// expect-error-clang: Error during unpack(..., "{}"): could not split axis of size {} into requested {}
 #include <ctein/ctein.hpp>
 
 int main() {
