@@ -19,11 +19,15 @@ namespace ctein {
 ///     auto q_contiguous = ctein::eval(q);                                          // a ctein::tensor
 template <viewable X>
 auto eval(X&& x) {
-    return detail::with_view(x, []<class V>(const V& v) {
+    using V = view_of<X>;
+    if constexpr (detail::failed_view<V>) {
+        return V{}; // as_view has reported why it cannot read X
+    } else {
+        const V v = as_view(x);
         tensor_of<typename V::element_type, V::names, typename V::extents_type> out(v.extents());
         kernels::copy_strided(v.data(), v.mapping().axes(), out.data());
         return out;
-    });
+    }
 }
 
 namespace detail {
