@@ -50,10 +50,8 @@ auto einsum_of_views(const V&... input) {
     using planned = einsum_planned<Pattern, V...>;
     constexpr const plan::einsum_plan& P = planned::plan;
     const plan::einsum_plan actual = einsum_plan_at_run_time<Pattern, planned::plan>(input...);
-    std::array<std::size_t, plan::max_dims> out_extents{};
-    for (std::size_t k = 0; k < P.output_rank; ++k) out_extents[k] = actual.output_extents[k];
     std::array<std::size_t, P.output_rank> values{};
-    for (std::size_t k = 0; k < P.output_rank; ++k) values[k] = out_extents[k];
+    for (std::size_t k = 0; k < P.output_rank; ++k) values[k] = actual.output_extents[k];
     using result_extents = output_extents_t<planned::plan>;
     tensor_of<T, output_names<planned::plan>, result_extents> out(result_extents::from_all(values));
 

@@ -64,8 +64,7 @@ auto reduce(X&& x, Lengths... lengths) {
     if constexpr (detail::failed_view<V>) {
         return V{}; // as_view has reported why it cannot read X
     } else if constexpr (!V::is_strided) {
-        const auto contiguous = eval(x); // a grouped view has no single stride per axis to walk
-        return reduce<Pattern, Reduction>(contiguous, lengths...);
+        return reduce<Pattern, Reduction>(detail::strided_or_copy(x), lengths...);
     } else {
         using plan = detail::planned_as<Pattern, plan::operation::reduce, Reduction, V, Lengths...>;
         if constexpr (plan::error) {
