@@ -18,9 +18,10 @@ BENCH_PACKAGES := $(DEMO_PACKAGES) libbenchmark-dev
 demo:
 	tools/install-packages $(DEMO_PACKAGES)
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCTEIN_BUILD_EXAMPLES=ON
-	cmake --build $(BUILD) -j$(JOBS) --target ctein_demo ctein_example_xtensor
+	cmake --build $(BUILD) -j$(JOBS) --target ctein_demo ctein_example_xtensor ctein_example_attention
 	$(BUILD)/examples/ctein_demo
 	$(BUILD)/examples/ctein_example_xtensor
+	$(BUILD)/examples/ctein_example_attention
 
 test:
 	tools/install-packages $(TEST_PACKAGES)
@@ -34,16 +35,19 @@ test-sanitize:
 	tools/install-packages $(TEST_PACKAGES)
 	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE= "-DCMAKE_CXX_FLAGS=-O0 -g1" -DCTEIN_SANITIZE=ON \
 	      -DCTEIN_BUILD_TESTS=ON -DCTEIN_BUILD_EXAMPLES=ON
-	cmake --build $(SANITIZE_BUILD) -j$(JOBS) --target ctein_unit_tests ctein_parity_tests ctein_demo \
-	      ctein_example_xtensor
-	ctest --test-dir $(SANITIZE_BUILD) -j$(JOBS) -L "unit|parity|example" --output-on-failure
+	cmake --build $(SANITIZE_BUILD) -j$(JOBS) --target ctein_unit_tests ctein_parity_tests ctein_fixture_tests ctein_demo \
+	      ctein_example_xtensor ctein_example_attention
+	ctest --test-dir $(SANITIZE_BUILD) -j$(JOBS) -L "unit|parity|fixtures|example" --output-on-failure
 
 bench:
 	tools/install-packages $(BENCH_PACKAGES)
 	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DCTEIN_BUILD_BENCHMARKS=ON
-	cmake --build $(BENCH_BUILD) -j$(JOBS) --target ctein_bench_rearrange ctein_bench_reduce
+	cmake --build $(BENCH_BUILD) -j$(JOBS) --target ctein_bench_rearrange ctein_bench_reduce ctein_bench_gemm ctein_bench_attention
 	$(BENCH_BUILD)/benchmarks/ctein_bench_rearrange
 	$(BENCH_BUILD)/benchmarks/ctein_bench_reduce
+	$(BENCH_BUILD)/benchmarks/ctein_bench_gemm
+	$(BENCH_BUILD)/benchmarks/ctein_bench_attention
+	for peer in $(BENCH_BUILD)/benchmarks/ctein_bench_attention_torch*; do if [ -x "$$peer" ]; then "$$peer" || exit 1; fi; done
 	benchmarks/compile_time/run.sh $(BENCH_BUILD)
 
 clean:

@@ -91,7 +91,7 @@ TEST_CASE("einsum: projections in PyTorch's weight layout, QK^T, diagonals and b
     ctein::tensor<float, "o c", 5, 4> w;
     iota(x);
     iota(w, -3.0f);
-    const auto y = ctein::einsum<"b s c, o c -> b s o">(x, w);
+    const auto y = ctein::eval(ctein::einsum<"b s c, o c -> b s o">(x, w)); // einsum itself is lazy
     static_assert(std::is_same_v<decltype(y), const ctein::tensor<float, "b s o", 2, 3, 5>>);
     float expected = 0;
     for (std::size_t c = 0; c < 4; ++c) expected += x(1, 2, c) * w(3, c);

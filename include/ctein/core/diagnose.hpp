@@ -34,6 +34,15 @@ struct failed_operation {
     std::size_t size() const;
     std::size_t extent(std::size_t) const;
     failed_operation* data() const;
+    // arithmetic on a failed result (the scores of an attention formula) adds no error either
+    template <class T>
+    friend failed_operation operator*(const failed_operation&, const T&);
+    template <class T>
+    friend failed_operation operator*(const T&, const failed_operation&);
+    template <class T>
+    friend failed_operation operator/(const failed_operation&, const T&);
+    template <class T>
+    friend failed_operation operator+(const failed_operation&, const T&);
 };
 
 /// The message of `D` as a type-level string.

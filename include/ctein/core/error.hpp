@@ -88,7 +88,19 @@ namespace ctein {
     X(parse_shape_ndim, "Can't parse shape with different number of dimensions: {} {}")                      \
     X(parse_shape_ellipsis_ndim, "Can't parse shape with this number of dimensions: {} {}")                  \
     X(parse_shape_unit_axis, "Length of axis is not 1: {} {}")                                               \
-    X(parse_shape_anonymous_mismatch, "Length of anonymous axis does not match: {} {}")
+    X(parse_shape_anonymous_mismatch, "Length of anonymous axis does not match: {} {}")                      \
+    /* attention */                                                                                          \
+    X(attention_wrong_ndim, "Wrong shape of attention {}: expected 4 dims [batch, heads, tokens, "           \
+                            "features]. Received {}-dim tensor.")                                            \
+    X(attention_length_mismatch, "Shape mismatch in attention, {}: {} != {}")                                \
+    X(attention_head_groups,                                                                                 \
+      "Shape mismatch in attention: {} query heads are not a multiple of {} key/value heads")                \
+    X(attention_mask_ndim,                                                                                   \
+      "Wrong shape of attention mask: expected 2 to 4 dims ([batch, keys], [batch, queries, keys] or "       \
+      "[batch, heads, queries, keys]). Received {}-dim tensor.")                                             \
+    X(attention_mask_mismatch, "Shape mismatch in attention mask, {} axis: {} does not broadcast to {}")     \
+    X(attention_key_padding_count, "Shape mismatch in attention key padding: {} lengths for a batch of {}")  \
+    X(dropout_probability, "Dropout probability must be in [0, 1), not {}")
 
 /// What went wrong; `none` means nothing did.
 enum class errc : unsigned char {
@@ -245,6 +257,11 @@ class shape_error : public error {
     using error::error;
 };
 
+/// An argument outside the values an operation accepts (a dropout probability of 1.5).
+class argument_error : public error {
+    using error::error;
+};
+
 /// Throws the exception that fits `d`: shape errors for lengths, pattern errors otherwise.
 [[noreturn]] inline void throw_error(const diagnostic& d, std::string context = {}) {
     std::string message(d.message().view());
@@ -265,7 +282,15 @@ class shape_error : public error {
     case errc::parse_shape_ellipsis_ndim:
     case errc::parse_shape_unit_axis:
     case errc::parse_shape_anonymous_mismatch:
+    case errc::attention_wrong_ndim:
+    case errc::attention_length_mismatch:
+    case errc::attention_head_groups:
+    case errc::attention_mask_ndim:
+    case errc::attention_mask_mismatch:
+    case errc::attention_key_padding_count:
         throw shape_error(d.code, std::move(message), std::move(context));
+    case errc::dropout_probability:
+        throw argument_error(d.code, std::move(message), std::move(context));
     default:
         throw pattern_error(d.code, std::move(message), std::move(context));
     }

@@ -4,6 +4,8 @@
 #pragma once
 
 #include "../kernels/einsum_reference.hpp"
+#include "../kernels/gemm.hpp"
+#include "../plan/contraction_plan.hpp"
 #include "../plan/einsum_plan.hpp"
 #include "as_view.hpp"
 #include "operation.hpp"
@@ -11,6 +13,7 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -44,58 +47,184 @@ plan::einsum_plan einsum_plan_at_run_time(const V&... input) {
     }
 }
 
-template <fixed_string Pattern, class... V>
-auto einsum_of_views(const V&... input) {
-    using T = std::common_type_t<typename V::value_type...>;
-    using planned = einsum_planned<Pattern, V...>;
-    constexpr const plan::einsum_plan& P = planned::plan;
-    const plan::einsum_plan actual = einsum_plan_at_run_time<Pattern, planned::plan>(input...);
-    std::array<std::size_t, P.output_rank> values{};
-    for (std::size_t k = 0; k < P.output_rank; ++k) values[k] = actual.output_extents[k];
-    using result_extents = output_extents_t<planned::plan>;
-    tensor_of<T, output_names<planned::plan>, result_extents> out(result_extents::from_all(values));
+/// What the kernels read of an einsum's operands: their data and, for every axis of the plan,
+/// each one's stride (summed over a diagonal `i i`; 0 where it lacks the axis or broadcasts it).
+template <class T, std::size_t N>
+struct einsum_operands {
+    std::array<const T*, N> data{};
+    std::array<std::array<std::ptrdiff_t, plan::max_axes>, N> strides{};
+};
 
-    constexpr std::size_t n = sizeof...(V);
-    const std::array<const T*, n> data{input.data()...};
-    std::array<std::array<std::ptrdiff_t, plan::max_axes>, n> strides{};
+template <class T, const plan::einsum_plan& P, class... V>
+einsum_operands<T, sizeof...(V)> einsum_operands_of(const plan::einsum_plan& actual, const V&... input) {
+    einsum_operands<T, sizeof...(V)> operands{{input.data()...}, {}};
     std::size_t i = 0;
     const auto read_strides = [&](const auto& v) {
         for (std::size_t k = 0; k < v.rank(); ++k) {
             const std::size_t a = P.operand_axes[i][k];
             const bool broadcast = v.extent(k) == 1 && actual.lengths[a] != 1;
-            strides[i][a] += broadcast ? 0 : v.stride(k);
+            operands.strides[i][a] += broadcast ? 0 : v.stride(k);
         }
         ++i;
     };
     (read_strides(input), ...);
+    return operands;
+}
+
+/// The einsum's result for the operands' actual extents, its elements not yet computed.
+template <class T, const plan::einsum_plan& P>
+auto einsum_result(const plan::einsum_plan& actual) {
+    std::array<std::size_t, P.output_rank> values{};
+    for (std::size_t k = 0; k < P.output_rank; ++k) values[k] = actual.output_extents[k];
+    using result_extents = output_extents_t<P>;
+    return tensor_of<T, output_names<P>, result_extents>(result_extents::from_all(values));
+}
+
+/// Computes the einsum into the contiguous `out` with the reference kernel.
+template <class T, std::size_t N>
+void einsum_by_reference(const plan::einsum_plan& actual, const einsum_operands<T, N>& operands, T* out) {
     std::array<std::size_t, plan::max_axes> output_axes{}, summed_axes{};
     std::size_t summed = 0;
-    for (std::size_t k = 0; k < P.output_rank; ++k) output_axes[k] = P.output_axes[k];
-    for (std::size_t a = 0; a < P.axis_count; ++a)
-        if (!P.in_output(a)) summed_axes[summed++] = a;
-    kernels::einsum_reference<T>(data, strides, std::span(actual.lengths).first(P.axis_count),
-                                 std::span<const std::size_t>(output_axes).first(P.output_rank),
-                                 std::span<const std::size_t>(summed_axes).first(summed), out.data());
+    for (std::size_t k = 0; k < actual.output_rank; ++k) output_axes[k] = actual.output_axes[k];
+    for (std::size_t a = 0; a < actual.axis_count; ++a)
+        if (!actual.in_output(a)) summed_axes[summed++] = a;
+    kernels::einsum_reference<T>(operands.data, operands.strides,
+                                 std::span(actual.lengths).first(actual.axis_count),
+                                 std::span<const std::size_t>(output_axes).first(actual.output_rank),
+                                 std::span<const std::size_t>(summed_axes).first(summed), out);
+}
+
+/// Computes a two-operand einsum into the contiguous `out` as (batched) GEMMs, on up to
+/// `threads` threads; false (and `out` untouched) when the pattern is not a GEMM.
+template <class T>
+bool einsum_by_gemm(const plan::einsum_plan& actual, const einsum_operands<T, 2>& operands, T* out,
+                    std::size_t threads) {
+    std::array<std::ptrdiff_t, plan::max_axes> out_strides{};
+    std::ptrdiff_t step = 1;
+    for (std::size_t k = actual.output_rank; k-- > 0;) {
+        out_strides[actual.output_axes[k]] += actual.output_extents[k] == 1 ? 0 : step;
+        step *= static_cast<std::ptrdiff_t>(actual.output_extents[k]);
+    }
+    const plan::contraction_plan g =
+        plan::make_contraction_plan(actual, operands.strides[0], operands.strides[1], out_strides);
+    if (!g.is_gemm) return false;
+    const T* a = operands.data[g.swapped ? 1 : 0];
+    const T* b = operands.data[g.swapped ? 0 : 1];
+    std::array<kernels::gemm_loop, plan::max_axes> loops{};
+    for (std::size_t l = 0; l < g.loop_count; ++l)
+        loops[l] = {g.loops[l].length, g.loops[l].a, g.loops[l].b, g.loops[l].c, g.summed[l]};
+    kernels::gemm_batched<T>(
+        {a, g.m.length, g.k.length, g.m.a, g.k.a}, {b, g.k.length, g.n.length, g.k.b, g.n.b},
+        {out, g.m.length, g.n.length, g.m.c, g.n.c}, std::span(loops).first(g.loop_count), threads);
+    return true;
+}
+
+/// The einsum of strided views into a new tensor: float and double contractions of two operands
+/// that are (batched) GEMMs by the GEMM kernel, anything else by the reference kernel.
+template <fixed_string Pattern, class... V>
+auto einsum_of_views(const V&... input) {
+    using T = std::common_type_t<typename V::value_type...>;
+    using planned = einsum_planned<Pattern, V...>;
+    const plan::einsum_plan actual = einsum_plan_at_run_time<Pattern, planned::plan>(input...);
+    auto out = einsum_result<T, planned::plan>(actual);
+    const auto operands = einsum_operands_of<T, planned::plan>(actual, input...);
+    if constexpr (sizeof...(V) == 2 && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+        if (einsum_by_gemm<T>(actual, operands, out.data(), thread_count())) return out;
+    }
+    einsum_by_reference<T>(actual, operands, out.data());
+    return out;
+}
+
+/// `einsum_of_views` by the reference kernel alone: what the GEMM path is tested against.
+template <fixed_string Pattern, class... V>
+auto einsum_of_views_by_reference(const V&... input) {
+    using T = std::common_type_t<typename V::value_type...>;
+    using planned = einsum_planned<Pattern, V...>;
+    const plan::einsum_plan actual = einsum_plan_at_run_time<Pattern, planned::plan>(input...);
+    auto out = einsum_result<T, planned::plan>(actual);
+    einsum_by_reference<T>(actual, einsum_operands_of<T, planned::plan>(actual, input...), out.data());
     return out;
 }
 
 } // namespace detail
 
+namespace detail {
+/// Specialised by expressions that einsum hands to a fused kernel instead of computing operand by
+/// operand (expr/attention_formula.hpp: softmax(q·kᵀ...)·v).
+template <fixed_string Pattern, class... X>
+struct einsum_fusion {
+    static constexpr bool applies = false;
+};
+} // namespace detail
+
+/// The value of `einsum<Pattern>(operands...)`, computed when first read: a lazy expression, so
+/// that the attention formula written around it (`softmax(einsum(q, k) * scale) ...`) can be
+/// recognised and run as one fused kernel. Shapes are checked when it is made. It reads like the
+/// tensor it computes (`extent`, `operator()`, `data`, and every ctein operation through
+/// `as_view`); `ctein::eval` gives the tensor itself. The operands are borrowed: keep them alive
+/// and unchanged until the expression is read. Reading it from several threads at once before it
+/// has been computed is a data race.
+template <fixed_string Pattern, class... V>
+class einsum_expression {
+public:
+    using result_type = decltype(detail::einsum_of_views<Pattern>(std::declval<const V&>()...));
+    using value_type = typename result_type::value_type;
+    using extents_type = typename result_type::extents_type;
+    static constexpr auto names = result_type::names;
+    static constexpr auto pattern = Pattern;
+
+    explicit einsum_expression(const V&... operands)
+        : operands_(operands...) {
+        using planned = detail::einsum_planned<Pattern, V...>;
+        detail::einsum_plan_at_run_time<Pattern, planned::plan>(operands...); // throws on a mismatch now
+    }
+
+    /// The computed tensor (computed on the first call).
+    const result_type& value() const {
+        if (!value_) value_.emplace(std::apply(detail::einsum_of_views<Pattern, V...>, operands_));
+        return *value_;
+    }
+    const std::tuple<V...>& operands() const noexcept { return operands_; }
+
+    static constexpr std::size_t rank() noexcept { return result_type::rank(); }
+    std::size_t extent(std::size_t r) const { return value().extent(r); }
+    std::size_t size() const { return value().size(); }
+    const value_type* data() const { return value().data(); }
+    template <class... I>
+    const value_type& operator()(I... index) const {
+        return value()(index...);
+    }
+
+private:
+    std::tuple<V...> operands_;
+    mutable std::optional<result_type> value_;
+};
+
+template <fixed_string Pattern, class... V>
+struct view_adaptor<einsum_expression<Pattern, V...>> {
+    static auto view(const einsum_expression<Pattern, V...>& e) { return e.value().view(); }
+    static constexpr bool owning = true;
+};
+
 /// einops' einsum: `ctein::einsum<"b h q d, b h k d -> b h q k">(q, k)`. Axis names may have
 /// several letters; a name repeated in one operand walks its diagonal (`i i -> i`); axes missing
 /// from the right side are summed; `...` stands for the same leading axes in every operand
 /// (aligned from the right; a length 1 broadcasts). Groups, units and numbers are not allowed,
-/// as in einops. The pattern's names are its own (operand names are not checked): the result is
-/// a new contiguous `ctein::tensor` named by the right side, with static extents where the
-/// operands have them. Mistakes are compile errors with einops' messages (or numpy's, for the
-/// operand count), and run-time `ctein::shape_error`s for dynamic extents.
+/// as in einops. The pattern's names are its own (operand names are not checked). The result is
+/// a lazy `einsum_expression` over the operands (a new contiguous `ctein::tensor` named by the
+/// right side once read, with static extents where the operands have them); given a temporary
+/// tensor, einsum computes at once and returns the tensor. Mistakes are compile errors with
+/// einops' messages (or numpy's, for the operand count), and run-time `ctein::shape_error`s for
+/// dynamic extents.
 ///
 ///     auto scores = ctein::einsum<"b h q d, b h k d -> b h q k">(q, k);
-///     auto out = ctein::einsum<"b h q k, b h k d -> b h q d">(weights, v);
+///     auto out = ctein::eval(ctein::einsum<"b h q k, b h k d -> b h q d">(weights, v));
 template <fixed_string Pattern, viewable... X>
 auto einsum(X&&... x) {
     using planned = detail::einsum_planned<Pattern, view_of<X>...>;
-    if constexpr ((detail::failed_view<view_of<X>> || ...)) {
+    if constexpr (detail::einsum_fusion<Pattern, std::remove_cvref_t<X>...>::applies) {
+        return detail::einsum_fusion<Pattern, std::remove_cvref_t<X>...>::run(x...);
+    } else if constexpr ((detail::failed_view<view_of<X>> || ...)) {
         return detail::failed_operation{}; // as_view has reported why it cannot read an operand
     } else if constexpr (!(view_of<X>::is_strided && ...)) {
         return einsum<Pattern>(detail::strided_or_copy(x)...);
@@ -106,7 +235,11 @@ auto einsum(X&&... x) {
         using first = std::tuple_element_t<0, std::tuple<view_of<X>...>>;
         static_assert((std::is_same_v<typename view_of<X>::value_type, typename first::value_type> && ...),
                       "ctein::einsum: the operands must have the same element type");
-        return detail::einsum_of_views<Pattern>(as_view(x)...);
+        if constexpr ((borrowable<X&&> && ...)) {
+            return einsum_expression<Pattern, view_of<X>...>(as_view(x)...);
+        } else {
+            return detail::einsum_of_views<Pattern>(as_view(x)...);
+        }
     }
 }
 

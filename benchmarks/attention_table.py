@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""Markdown tables for docs/benchmarks.md from ctein_bench_attention's JSON output.
+
+    build-bench/benchmarks/ctein_bench_attention --benchmark_out=attention.json
+    build-bench/benchmarks/ctein_bench_attention_torch113 --benchmark_out=attention_torch113.json
+    python3 benchmarks/attention_table.py attention.json attention_torch113.json
+
+Each file's rows are read as the binary named them ("prefill/D:64/H:12/T:512/causal/threads:1/ctein"):
+a ratio column comes from the ctein row of the file that also ran that peer, where the peer was
+timed next to it (benchmarks/same_run.hpp). With --benchmark_repetitions, medians are used.
+"""
+
+import argparse
+import json
+import statistics
+import sys
+from collections import defaultdict
+
+# Google Benchmark's own suffixes after the row's name.
+RUN_SUFFIXES = ("iterations:", "repeats:", "min_time:", "manual_time", "real_time", "process_time")
+
+
+def parse_name(name):
+    """(section, {field: value}, entry) of a row name, or None for rows of another binary."""
+    parts = [p for p in name.split("/") if not p.startswith(RUN_SUFFIXES)]
+    if len(parts) < 3 or parts[0] not in ("prefill", "decode", "memory"):
+        return None
+    fields = {}
+    for part in parts[1:-1]:
+        key, _, value = part.partition(":")
+        fields[key if value else "mask"] = value if value else key
+    return parts[0], fields, parts[-1]
+
+
+def load_file(path):
+    """{(section, config, entry): {counter: value, "label": text}} of one file."""
+    with open(path) as f:
+        runs = json.load(f)["benchmarks"]
+    has_median = any(r.get("aggregate_name") == "median" for r in runs)
+    samples = defaultdict(lambda: defaultdict(list))
+    labels = {}
+    for run in runs:
+        if run.get("error_occurred"):
+            continue
+        if has_median and run.get("aggregate_name") != "median":
+            continue
+        if not has_median and run.get("run_type", "iteration") != "iteration":
+            continue
+        parsed = parse_name(run.get("run_name", run["name"]))
+        if parsed is None:
+            continue
+        section, fields, entry = parsed
+        key = (section, tuple(sorted(fields.items())), entry)
+        for counter, value in run.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                samples[key][counter].append(float(value))
+        if run.get("label"):
+            labels[key] = run["label"]
+    rows = {key: {c: statistics.median(v) for c, v in counters.items()} for key, counters in samples.items()}
+    for key, label in labels.items():
+        rows[key]["label"] = label
+    return rows
+
+
+def context_line(path):
+    """When a file was run, with which torch, and how busy the machine was as it started."""
+    with open(path) as f:
+        context = json.load(f).get("context", {})
+    name = context.get("executable", path).rsplit("/", 1)[-1]
+    load_avg = " / ".join(f"{x:.1f}" for x in context.get("load_avg", []))
+    torch = context.get("torch_version")
+    return (f"`{name}`, {context.get('date', '?')}" + (f", PyTorch {torch}" if torch else "") +
+            (f", load average at start {load_avg}" if load_avg else ""))
+
+
+def load(paths):
+    """The rows of every file. A row in several files (ctein's, run next to each torch) keeps the
+    first file's counters and takes only the counters it lacks (that file's vs_<torch>) from the others."""
+    rows = {}
+    for path in paths:
+        for key, counters in load_file(path).items():
+            merged = rows.setdefault(key, {})
+            for counter, value in counters.items():
+                merged.setdefault(counter, value)
+    return rows
+
+
+def torch_names(rows):
+    """The torch peers present, newest first ("torch2.15", "torch1.13")."""
+    names = {entry for (_, _, entry) in rows if entry.startswith("torch")}
+    return sorted(names, key=lambda n: [int(x) for x in n[len("torch"):].split(".") if x.isdigit()], reverse=True)
+
+
+def pretty(name):
+    if name.startswith("torch"):
+        return "PyTorch " + name[len("torch"):]
+    return {"ctein_formula": "ctein formula", "naive": "naive loop"}.get(name, name)
+
+
+def fmt(value, digits=2):
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def table(header, body):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in body]
+    return "\n".join(lines)
+
+
+def get(rows, section, config, entry, counter):
+    row = rows.get((section, config, entry))
+    return None if row is None else row.get(counter)
+
+
+def prefill_tables(rows, torches):
+    configs = sorted({c for (s, c, _) in rows if s == "prefill"},
+                     key=lambda c: (int(dict(c)["D"]), int(dict(c)["T"]), dict(c)["mask"] != "full",
+                                    int(dict(c)["threads"])))
+    out = []
+    for head_size in sorted({int(dict(c)["D"]) for c in configs}):
+        group = [c for c in configs if int(dict(c)["D"]) == head_size]
+        heads = dict(group[0])["H"]
+        header = ["T", "mask", "threads", "FMA peak GFLOP/s", "ctein GFLOP/s", "ctein % peak",
+                  "formula speed ÷ attention's"]
+        for t in torches:
+            header += [f"{pretty(t)} % peak", f"ctein speed ÷ {pretty(t)}'s"]
+        header += ["naive % peak", "ctein speed ÷ naive's"]
+        body = []
+        for c in group:
+            f = dict(c)
+            peak = get(rows, "prefill", c, "ctein", "peak_GFLOPs")
+            if peak is None and torches:
+                peak = get(rows, "prefill", c, torches[0], "peak_GFLOPs")
+            line = [f["T"], f["mask"], f["threads"], fmt(peak, 0),
+                    fmt(get(rows, "prefill", c, "ctein", "GFLOPs"), 1),
+                    fmt(get(rows, "prefill", c, "ctein", "pct_peak"), 0),
+                    fmt(get(rows, "prefill", c, "ctein_formula", "vs_ctein"))]
+            for t in torches:
+                line += [fmt(get(rows, "prefill", c, t, "pct_peak"), 0),
+                         fmt(get(rows, "prefill", c, "ctein", "vs_" + t))]
+            line += [fmt(get(rows, "prefill", c, "naive", "pct_peak"), 1),
+                     fmt(get(rows, "prefill", c, "ctein", "vs_naive"), 0)]
+            body.append(line)
+        samples = sorted({(int(dict(c)["T"]), rows[("prefill", c, "naive")]["label"]) for c in group
+                          if "label" in rows.get(("prefill", c, "naive"), {})})
+        note = "; ".join(f"T = {t}: {label}" for t, label in samples)
+        out.append(f"Prefill, B = 1, H = {heads}, D = {head_size} (fp32)\n\n" + table(header, body) +
+                   (f"\n\nThe naive loop is timed on a sample ({note})." if note else ""))
+    return out
+
+
+def decode_table(rows, torches):
+    configs = sorted({c for (s, c, _) in rows if s == "decode"},
+                     key=lambda c: (int(dict(c)["Hq"]), int(dict(c)["Tk"]), int(dict(c)["threads"])))
+    if not configs:
+        return []
+    gib = 1024.0 ** 3
+    header = ["heads (q / kv) × D", "Tk", "threads", "K + V MiB", "memcpy GiB/s", "ctein GiB/s", "ctein ÷ memcpy",
+              "formula ÷ memcpy"]
+    for t in torches:
+        header += [f"{pretty(t)} GiB/s", f"{pretty(t)} ÷ memcpy", f"ctein speed ÷ {pretty(t)}'s"]
+    body = []
+    for c in configs:
+        f = dict(c)
+        kv_mib = 2 * int(f["Hkv"]) * int(f["Tk"]) * int(f["D"]) * 4 / 1024.0 ** 2
+
+        def rate(entry):
+            value = get(rows, "decode", c, entry, "bytes_per_second")
+            return None if value is None else value / gib
+
+        line = [f"{f['Hq']} / {f['Hkv']} × {f['D']}", f["Tk"], f["threads"], fmt(kv_mib, 1), fmt(rate("memcpy"), 1),
+                fmt(rate("ctein"), 1), fmt(get(rows, "decode", c, "ctein", "vs_memcpy")),
+                fmt(get(rows, "decode", c, "ctein_formula", "vs_memcpy"))]
+        for t in torches:
+            line += [fmt(rate(t), 1), fmt(get(rows, "decode", c, t, "vs_memcpy")),
+                     fmt(get(rows, "decode", c, "ctein", "vs_" + t))]
+        body.append(line)
+    return ["Decode: one query against a KV cache (fp32, B = 1); bytes counted: K and V, read once\n\n" +
+            table(header, body)]
+
+
+def memory_table(rows, torches):
+    entries = ["ctein", "ctein_formula"] + torches
+    found = [(c, e) for (s, c, e) in rows if s == "memory"]
+    if not found:
+        return []
+    config = found[0][0]
+    f = dict(config)
+    header = ["", "MiB beyond q, k, v, out", "q + k + v + out MiB", "÷ one T × T score matrix"]
+    body = []
+    for e in entries:
+        extra = get(rows, "memory", config, e, "extra_MiB")
+        if extra is None:
+            continue
+        io = get(rows, "memory", config, e, "io_MiB")
+        scores = get(rows, "memory", config, e, "scores_MiB")
+        body.append([pretty(e), fmt(extra, 1), fmt(io, 0), fmt(extra / scores, 3)])
+    return [f"Peak resident memory (VmHWM) added by one call, T = {f['T']}, H = {f['H']}, D = {f['D']}, "
+            f"{f['threads']} threads\n\n" + table(header, body)]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("json", nargs="+", help="--benchmark_out files of ctein_bench_attention*")
+    args = parser.parse_args()
+    rows = load(args.json)
+    if not rows:
+        sys.exit("no attention rows in " + ", ".join(args.json))
+    torches = torch_names(rows)
+    runs = "Measured by " + "; ".join(context_line(path) for path in args.json) + "."
+    print("\n\n".join([runs] + prefill_tables(rows, torches) + decode_table(rows, torches) +
+                         memory_table(rows, torches)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,440 @@
+// Attention (fp32) next to its peers, all timed in the same run: ctein::attention and the same
+// attention written as a formula (einsum, softmax, einsum) against PyTorch (torch_peer.cmake), a
+// naive loop, the FMA peak (prefill) and a memcpy of the K and V bytes (decode); and the resident
+// memory a long prefill adds. attention_table.py turns the JSON output into docs/benchmarks.md's
+// tables. Built twice when a system libtorch is found: its binary has ctein's rows and its own.
+#include "attention_memory.hpp"
+#include "attention_naive.hpp"
+#include "attention_shape.hpp"
+#include "fma_peak.hpp"
+#include "same_run.hpp"
+
+#ifdef CTEIN_TORCH_PEER
+#include "attention_torch.hpp"
+#endif
+
+#include <ctein/ctein.hpp>
+#if __has_include(<ctein/kernels/attention.hpp>)
+#include <ctein/expr/attention.hpp>
+#define CTEIN_BENCH_HAS_ATTENTION 1
+#if __has_include(<ctein/expr/attention_formula.hpp>)
+#include <ctein/expr/attention_formula.hpp>
+#define CTEIN_BENCH_HAS_FORMULA 1
+#endif
+#endif
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using ctein::bench::attention_shape;
+using ctein::bench::clock;
+
+constexpr double mib = 1024.0 * 1024.0;
+
+template <std::size_t D>
+using heads_t = ctein::tensor<float, "b h t d", ctein::dyn, ctein::dyn, ctein::dyn, D>;
+
+/// Uniform values in [-1, 1) from xorshift64: the scores q·kᵀ/√D then spread with a standard
+/// deviation of 1/3. Speed does not depend on the values.
+template <class T>
+void fill(T& t, std::uint64_t seed) {
+    std::uint64_t x = seed * 0x9E3779B97F4A7C15ull;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        t.data()[i] = static_cast<float>(x >> 40) * 0x1p-23f - 1.0f;
+    }
+}
+
+/// q, k and v of one shape; every implementation reads these same buffers.
+template <std::size_t D>
+struct operands {
+    explicit operands(const attention_shape& s)
+        : shape(s)
+        , q(s.batch, s.query_heads, s.queries)
+        , k(s.batch, s.kv_heads, s.keys)
+        , v(s.batch, s.kv_heads, s.keys) {
+        fill(q, 1);
+        fill(k, 2);
+        fill(v, 3);
+    }
+    attention_shape shape;
+    heads_t<D> q, k, v;
+};
+
+/// The operands of the last shape asked for (rows of one shape run one after another), so that
+/// no more than one set per head size is alive.
+template <std::size_t D>
+operands<D>& operands_for(const attention_shape& s) {
+    static std::unique_ptr<operands<D>> last;
+    const auto same = [&](const attention_shape& o) {
+        return o.batch == s.batch && o.query_heads == s.query_heads && o.kv_heads == s.kv_heads &&
+               o.queries == s.queries && o.keys == s.keys;
+    };
+    if (!last || !same(last->shape)) {
+        last.reset();
+        last = std::make_unique<operands<D>>(s);
+    }
+    return *last;
+}
+
+enum class entry { ctein, formula, torch, naive, memcpy };
+
+#ifdef CTEIN_BENCH_TORCH_ROWS_ONLY
+constexpr bool all_rows = false; // a second libtorch's binary: ctein's rows and that peer's
+#else
+constexpr bool all_rows = true;
+#endif
+
+constexpr bool available(entry e) {
+    switch (e) {
+    case entry::ctein:
+#ifdef CTEIN_BENCH_HAS_ATTENTION
+        return true;
+#else
+        return false;
+#endif
+    case entry::formula:
+#ifdef CTEIN_BENCH_HAS_FORMULA
+        return true;
+#else
+        return false;
+#endif
+    case entry::torch:
+#ifdef CTEIN_TORCH_PEER
+        return true;
+#else
+        return false;
+#endif
+    default:
+        return true;
+    }
+}
+
+/// The row name of an entry, and the `vs_<name>` of the rows compared with it.
+std::string name_of(entry e) {
+    switch (e) {
+    case entry::ctein:
+        return "ctein";
+    case entry::formula:
+        return "ctein_formula";
+    case entry::torch:
+#ifdef CTEIN_TORCH_PEER
+        return CTEIN_TORCH_PEER;
+#else
+        return "torch";
+#endif
+    case entry::naive:
+        return "naive";
+    default:
+        return "memcpy";
+    }
+}
+
+/// One thing to time: a call, the factor from its time to the whole call's (the naive loop runs
+/// a sample) and what the row's label should say.
+struct timed_call {
+    timed_call(std::function<void()> f = {}, double time_scale = 1.0, std::string what = {})
+        : run(std::move(f))
+        , scale(time_scale)
+        , label(std::move(what)) {}
+    std::function<void()> run;
+    double scale;
+    std::string label;
+};
+
+template <class T>
+void keep(const T& result) {
+    benchmark::DoNotOptimize(result);
+    benchmark::ClobberMemory();
+}
+
+template <std::size_t D>
+timed_call make_call(entry e, const operands<D>& x, const attention_shape& s) {
+    switch (e) {
+#ifdef CTEIN_BENCH_HAS_ATTENTION
+    case entry::ctein:
+        if (!s.causal)
+            return {[&x, n = s.threads] { keep(ctein::attention(x.q, x.k, x.v, ctein::threads(n))); }};
+        if (s.causal_offset == 0)
+            return {[&x, n = s.threads] {
+                keep(ctein::attention(x.q, x.k, x.v, ctein::causal, ctein::threads(n)));
+            }};
+        return {[&x, n = s.threads, past = s.causal_offset] {
+            keep(ctein::attention(x.q, x.k, x.v, ctein::causal_offset(past), ctein::threads(n)));
+        }};
+#endif
+#ifdef CTEIN_BENCH_HAS_FORMULA
+    // The same masks as ctein::attention's; threads: ctein::set_thread_count, which each row sets.
+    case entry::formula: {
+        const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+        const auto weighted = [&x](const auto& scores) {
+            keep(ctein::einsum<"b h q k, b h k d -> b h q d">(ctein::softmax<"k">(scores), x.v));
+        };
+        const auto scores = [&x] { return ctein::einsum<"b h q d, b h k d -> b h q k">(x.q, x.k); };
+        if (!s.causal) return {[=] { weighted(scores() * scale); }};
+        if (s.causal_offset == 0) return {[=] { weighted(scores() * scale + ctein::causal); }};
+        return {[=, past = s.causal_offset] { weighted(scores() * scale + ctein::causal_offset(past)); }};
+    }
+#endif
+#ifdef CTEIN_TORCH_PEER
+    case entry::torch: {
+        ctein::bench::set_torch_threads(s.threads);
+        auto torch = std::make_shared<ctein::bench::torch_attention>(s, x.q.data(), x.k.data(), x.v.data());
+        return {[torch] { keep((*torch)().data_ptr()); }};
+    }
+#endif
+    case entry::naive: {
+        auto naive = std::make_shared<ctein::bench::naive_attention>(s);
+        return {[naive, &x] {
+                    (*naive)(x.q.data(), x.k.data(), x.v.data());
+                    keep(naive->out());
+                },
+                naive->time_scale(), naive->sample()};
+    }
+    case entry::memcpy: {
+        auto to = std::make_shared<std::vector<float>>(2 * s.kv_size());
+        return {[to, &x] {
+            std::memcpy(to->data(), x.k.data(), x.k.size() * sizeof(float));
+            std::memcpy(to->data() + x.k.size(), x.v.data(), x.v.size() * sizeof(float));
+            benchmark::ClobberMemory();
+        }};
+    }
+    default:
+        return {};
+    }
+}
+
+/// The benchmark loop over `c`, each call timed here and reported as the iteration's (manual)
+/// time; returns the mean seconds per whole call.
+double timed_loop(benchmark::State& state, const timed_call& c) {
+    double total = 0;
+    for (auto _ : state) {
+        const auto start = clock::now();
+        c.run();
+        const double seconds = std::chrono::duration<double>(clock::now() - start).count() * c.scale;
+        state.SetIterationTime(seconds);
+        total += seconds;
+    }
+    return total / static_cast<double>(state.iterations());
+}
+
+/// The median time of a whole call of `c`: after a first call (caches, page faults), as many
+/// more as fit in about 0.3 s, from 1 to 21, so that a slow peer costs a few calls, not minutes.
+double median_seconds(const timed_call& c) {
+    const auto once = [&] {
+        const auto start = clock::now();
+        c.run();
+        return std::chrono::duration<double>(clock::now() - start).count();
+    };
+    const double first = once();
+    const auto runs = static_cast<std::size_t>(std::clamp(0.3 / first, 1.0, 21.0));
+    std::vector<double> times(runs);
+    for (double& t : times) t = once();
+    std::nth_element(times.begin(), times.begin() + runs / 2, times.end());
+    return times[runs / 2] * c.scale;
+}
+
+enum class kind { prefill, decode };
+
+/// The entries a row of `e` is compared with: timed just before the row's own loop, so that a
+/// `vs_<peer>` counter (peer time / row time, above 1 when the row is faster) sees one machine state.
+std::vector<entry> peers_of(entry e, kind k, const attention_shape& s) {
+    std::vector<entry> peers;
+    if (k == kind::decode) peers.push_back(entry::memcpy);
+    if (e == entry::ctein) {
+        if (available(entry::torch)) peers.push_back(entry::torch);
+        if (all_rows && k == kind::prefill && s.threads == 1) peers.push_back(entry::naive);
+    }
+    if (e == entry::formula) peers.push_back(entry::ctein);
+    return peers;
+}
+
+/// Seconds a fused kernel should take at 80 GFLOP/s per thread (half the FMA peak): what
+/// decides how many times a row runs.
+double expected_seconds(const attention_shape& s) {
+    return s.flops() / (80e9 * static_cast<double>(s.threads));
+}
+
+template <std::size_t D>
+void attention_row(benchmark::State& state, entry e, kind k, const attention_shape& s) {
+    ctein::set_thread_count(s.threads);
+    const operands<D>& x = operands_for<D>(s);
+    const double peak = k == kind::prefill ? ctein::bench::fma_peak_gflops(s.threads) : 0.0;
+    std::vector<std::pair<std::string, double>> peer_seconds;
+    for (entry p : peers_of(e, k, s)) {
+        const timed_call peer = make_call<D>(p, x, s);
+        peer_seconds.emplace_back(name_of(p), median_seconds(peer));
+    }
+    const timed_call own = make_call<D>(e, x, s);
+    if (!own.label.empty()) state.SetLabel(own.label);
+    own.run();
+    const double seconds = timed_loop(state, own);
+    if (k == kind::prefill) {
+        const double gflops = s.flops() / seconds * 1e-9;
+        state.counters["GFLOPs"] = gflops;
+        state.counters["peak_GFLOPs"] = peak;
+        state.counters["pct_peak"] = 100.0 * gflops / peak;
+    } else {
+        state.SetBytesProcessed(
+            static_cast<std::int64_t>(s.kv_bytes() * static_cast<double>(state.iterations())));
+    }
+    for (const auto& [name, peer] : peer_seconds) state.counters["vs_" + name] = peer / seconds;
+}
+
+/// Resident memory a call adds beyond its output (inputs are resident before), against the
+/// inputs and outputs and against the score matrix that attention need not keep.
+template <std::size_t D>
+void memory_row(benchmark::State& state, entry e, const attention_shape& s) {
+    ctein::set_thread_count(s.threads);
+    const operands<D>& x = operands_for<D>(s);
+    const timed_call own = make_call<D>(e, x, s);
+    std::optional<double> grew;
+    for (auto _ : state) {
+        const auto start = clock::now();
+        grew = ctein::bench::peak_growth_bytes(own.run);
+        state.SetIterationTime(std::chrono::duration<double>(clock::now() - start).count());
+    }
+    if (!grew) {
+        state.SkipWithError("the resident high-water mark cannot be reset (/proc/self/clear_refs)");
+        return;
+    }
+    const double out_bytes = static_cast<double>(s.q_size() * sizeof(float));
+    const double score_bytes =
+        static_cast<double>(s.batch * s.query_heads * s.queries * s.keys * sizeof(float));
+    state.counters["extra_MiB"] = (*grew - out_bytes) / mib;
+    state.counters["io_MiB"] = s.io_bytes() / mib;
+    state.counters["scores_MiB"] = score_bytes / mib;
+}
+
+const std::vector<entry> prefill_entries =
+    all_rows ? std::vector{entry::torch, entry::naive, entry::ctein, entry::formula}
+             : std::vector{entry::torch, entry::ctein};
+const std::vector<entry> decode_entries =
+    all_rows ? std::vector{entry::memcpy, entry::torch, entry::ctein, entry::formula}
+             : std::vector{entry::torch, entry::ctein};
+const std::vector<entry> memory_entries = all_rows ? std::vector{entry::torch, entry::ctein, entry::formula}
+                                                   : std::vector{entry::torch, entry::ctein};
+
+/// Registers a row; an exception (a shape the kernel refuses) fails that row, not the run.
+template <class Row>
+benchmark::internal::Benchmark* add(const std::string& name, Row row) {
+    const auto guarded = [row](benchmark::State& state) {
+        try {
+            row(state);
+        } catch (const std::exception& e) {
+            state.SkipWithError(e.what());
+        }
+    };
+    return benchmark::RegisterBenchmark(name.c_str(), guarded)
+        ->UseManualTime()
+        ->Unit(benchmark::kMillisecond);
+}
+
+template <class... Args>
+void dispatch(std::size_t head_size, Args&&... args) {
+    if (head_size == 64) {
+        attention_row<64>(std::forward<Args>(args)...);
+    } else {
+        attention_row<128>(std::forward<Args>(args)...);
+    }
+}
+
+/// Prefill: B = 1, H = 12 at D = 64 (GPT-2 small, BERT base) and H = 8 at D = 128, T = 512 to
+/// 4096, full and causal, 1 and 2 threads.
+void register_prefill() {
+    struct heads {
+        std::size_t count, size;
+    };
+    for (const heads h : {heads{12, 64}, heads{8, 128}})
+        for (const std::size_t tokens : {512, 2048, 4096})
+            for (const bool causal : {false, true})
+                for (const std::size_t threads : {1, 2}) {
+                    const attention_shape s{1, h.count, h.count, tokens, tokens, h.size, causal, 0, threads};
+                    for (const entry e : prefill_entries) {
+                        if (!available(e) || (e == entry::naive && threads != 1)) continue;
+                        const std::string name =
+                            "prefill/D:" + std::to_string(h.size) + "/H:" + std::to_string(h.count) +
+                            "/T:" + std::to_string(tokens) + (causal ? "/causal" : "/full") +
+                            "/threads:" + std::to_string(threads) + "/" + name_of(e);
+                        auto* b = add(name, [e, s](benchmark::State& st) {
+                            dispatch(s.head_size, st, e, kind::prefill, s);
+                        });
+                        const double expected = expected_seconds(s);
+                        if (e == entry::naive) {
+                            b->Iterations(3);
+                        } else if (expected > 0.1) {
+                            b->Iterations(std::clamp<std::int64_t>(std::llround(1.0 / expected), 2, 10));
+                        }
+                    }
+                }
+}
+
+/// Decode: one query against a KV cache of 512 and 4096 tokens, multi-head (12 heads, D = 64)
+/// and grouped-query (32 query heads over 8 key/value heads, D = 128, as Llama 3 8B).
+void register_decode() {
+    struct heads {
+        std::size_t query, kv, size;
+    };
+    for (const heads h : {heads{12, 12, 64}, heads{32, 8, 128}})
+        for (const std::size_t keys : {512, 4096})
+            for (const std::size_t threads : {1, 2}) {
+                const attention_shape s{
+                    1, h.query, h.kv, 1, keys, h.size, true, static_cast<std::ptrdiff_t>(keys) - 1, threads};
+                for (const entry e : decode_entries) {
+                    // The formula's einsum pairs query head h with key head h: multi-head only.
+                    if (!available(e) || (e == entry::formula && h.query != h.kv)) continue;
+                    const std::string name = "decode/Hq:" + std::to_string(h.query) +
+                                             "/Hkv:" + std::to_string(h.kv) + "/D:" + std::to_string(h.size) +
+                                             "/Tk:" + std::to_string(keys) +
+                                             "/threads:" + std::to_string(threads) + "/" + name_of(e);
+                    add(name, [e, s](benchmark::State& st) {
+                        dispatch(s.head_size, st, e, kind::decode, s);
+                    })->MinTime(0.25);
+                }
+            }
+}
+
+/// Peak memory at T = 8192 (B = 1, H = 12, D = 64), where a materialised score matrix would be
+/// 3 GiB; one call each.
+void register_memory() {
+    const attention_shape s{1, 12, 12, 8192, 8192, 64, false, 0, 2};
+    for (const entry e : memory_entries) {
+        if (!available(e)) continue;
+        add("memory/T:8192/H:12/D:64/threads:2/" + name_of(e), [e, s](benchmark::State& st) {
+            memory_row<64>(st, e, s);
+        })->Iterations(1);
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+#ifdef CTEIN_TORCH_PEER
+    benchmark::AddCustomContext("torch_peer", CTEIN_TORCH_PEER);
+    benchmark::AddCustomContext("torch_version", CTEIN_TORCH_VERSION);
+#endif
+    register_prefill();
+    register_decode();
+    register_memory();
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+}

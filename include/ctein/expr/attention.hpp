@@ -1,0 +1,231 @@
+// attention: the named entry point of ctein's fused attention kernel. Checks the shapes of q, k, v
+// and a mask (at compile time where extents are static), gathers the options, fills a
+// kernels::attention_problem and returns the output as a new tensor.
+#pragma once
+
+#include "../kernels/attention.hpp"
+#include "../kernels/thread_pool.hpp"
+#include "../plan/attention_plan.hpp"
+#include "attention_options.hpp"
+#include "operation.hpp"
+#include "tensor.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <type_traits>
+
+namespace ctein {
+
+/// The output of an attention call that also returns its weights.
+template <class Output, class Weights>
+struct attention_result {
+    Output output;
+    Weights weights;
+};
+
+namespace detail {
+
+template <class Mask>
+constexpr plan::operand mask_operand() {
+    if constexpr (std::is_void_v<Mask>) {
+        return {};
+    } else {
+        return operand_of<decltype(Mask::view)>();
+    }
+}
+
+/// The compiler's check of an attention call on views Q, K, V with mask type Mask (or void).
+template <class Q, class K, class V, class Mask>
+struct attention_planned {
+    static constexpr plan::attention_plan plan =
+        plan::make_attention_plan(operand_of<Q>(), operand_of<K>(), operand_of<V>(), mask_operand<Mask>());
+    static constexpr diagnostic error = plan.error;
+    static constexpr plan::attention_shape shape = plan.shape;
+    using output_extents = extents<shape.batch, shape.query_heads, shape.queries, shape.head_size>;
+    using weights_extents = extents<shape.batch, shape.query_heads, shape.queries, shape.keys>;
+};
+
+/// An operand as the kernel reads it: features contiguous. A view whose features are not is
+/// copied once into `copy`.
+struct token_rows {
+    const float* data = nullptr;
+    kernels::token_strides strides;
+    aligned_buffer<float> copy;
+
+    template <class View>
+    explicit token_rows(const View& v) {
+        if (v.stride(3) == 1 || v.extent(3) <= 1) {
+            data = v.data();
+            strides = {v.stride(0), v.stride(1), v.stride(2)};
+            return;
+        }
+        const std::size_t n2 = v.extent(2), n3 = v.extent(3), n1 = v.extent(1);
+        copy = aligned_buffer<float>(v.size());
+        float* out = copy.data();
+        for (std::size_t b = 0; b < v.extent(0); ++b)
+            for (std::size_t h = 0; h < n1; ++h)
+                for (std::size_t t = 0; t < n2; ++t)
+                    for (std::size_t d = 0; d < n3; ++d) *out++ = v(b, h, t, d);
+        data = copy.data();
+        strides = {static_cast<std::ptrdiff_t>(n1 * n2 * n3), static_cast<std::ptrdiff_t>(n2 * n3),
+                   static_cast<std::ptrdiff_t>(n3)};
+    }
+};
+
+template <class View>
+std::size_t extent_or_zero(const View& v, std::size_t r) {
+    return r < View::rank() ? v.extent(r) : 0;
+}
+
+/// The plan of the actual extents; throws ctein::shape_error with the compiler's text.
+template <class Q, class K, class V, class Mask>
+plan::attention_shape attention_shape_at_run_time(const Q& q, const K& k, const V& v, const Mask* mask,
+                                                  const attention_request& request) {
+    plan::operand m{};
+    if constexpr (!std::is_void_v<Mask>) m = actual_operand(mask->view);
+    const plan::attention_plan actual =
+        plan::make_attention_plan(actual_operand(q), actual_operand(k), actual_operand(v), m,
+                                  request.has_key_padding ? request.key_lengths.size() : dyn);
+    if (actual.error) {
+        std::string context = " while computing attention of queries " + shape_text(q) + ", keys " +
+                              shape_text(k) + ", values " + shape_text(v);
+        if constexpr (!std::is_void_v<Mask>) context += ", mask " + shape_text(mask->view);
+        throw_error(actual.error, context);
+    }
+    return actual.shape;
+}
+
+/// Runs the fused kernel on checked views: the output, or the output and its weights.
+template <bool WithWeights, fixed_string OutputNames = "b h q d", class Q, class K, class V, class Mask>
+auto compute_attention(const Q& q, const K& k, const V& v, const Mask* mask,
+                       const attention_request& request) {
+    using planned = attention_planned<Q, K, V, Mask>;
+    const plan::attention_shape shape = attention_shape_at_run_time(q, k, v, mask, request);
+    using output_type = tensor_of<float, OutputNames, typename planned::output_extents>;
+    output_type out(planned::output_extents::from_all(
+        std::array<std::size_t, 4>{shape.batch, shape.query_heads, shape.queries, shape.head_size}));
+
+    const token_rows q_rows(q), k_rows(k), v_rows(v);
+    kernels::attention_problem p;
+    p.batch = shape.batch;
+    p.query_heads = shape.query_heads;
+    p.kv_heads = shape.kv_heads;
+    p.queries = shape.queries;
+    p.keys = shape.keys;
+    p.head_size = shape.head_size;
+    p.q = q_rows.data;
+    p.q_strides = q_rows.strides;
+    p.k = k_rows.data;
+    p.k_strides = k_rows.strides;
+    p.v = v_rows.data;
+    p.v_strides = v_rows.strides;
+    p.out = out.data();
+    const auto hd = static_cast<std::ptrdiff_t>(shape.head_size);
+    p.out_strides = {static_cast<std::ptrdiff_t>(shape.query_heads * shape.queries) * hd,
+                     static_cast<std::ptrdiff_t>(shape.queries) * hd, hd};
+    p.scale = request.scale ? *request.scale : 1.0f / std::sqrt(static_cast<float>(shape.head_size));
+    if (request.causal) {
+        p.causal = true;
+        p.causal_offset = request.causal->offset;
+    }
+    if (request.has_key_padding) p.key_lengths = request.key_lengths.data();
+    p.mask = request.mask;
+    p.dropout = request.dropout;
+    p.dropout_seed = request.dropout_seed;
+    p.threads = request.threads != 0 ? request.threads : thread_count();
+
+    if constexpr (WithWeights) {
+        using weights_type = tensor_of<float, "b h q k", typename planned::weights_extents>;
+        weights_type weights(planned::weights_extents::from_all(
+            std::array<std::size_t, 4>{shape.batch, shape.query_heads, shape.queries, shape.keys}));
+        p.weights = weights.data();
+        const auto tk = static_cast<std::ptrdiff_t>(shape.keys);
+        p.weights_strides = {static_cast<std::ptrdiff_t>(shape.query_heads * shape.queries) * tk,
+                             static_cast<std::ptrdiff_t>(shape.queries) * tk, tk, 1};
+        kernels::attention(p);
+        return attention_result<output_type, weights_type>{std::move(out), std::move(weights)};
+    } else {
+        kernels::attention(p);
+        return out;
+    }
+}
+
+/// The output's axis names: the queries' when they have names, otherwise "b h q d".
+template <class Q>
+constexpr auto attention_output_names() {
+    if constexpr (Q::names.view().empty()) {
+        return fixed_string("b h q d");
+    } else {
+        return Q::names;
+    }
+}
+
+template <class... Options>
+inline constexpr bool wants_weights = (std::is_same_v<std::remove_cvref_t<Options>, with_weights_t> || ...);
+
+/// Checks at compile time, then computes; used by both entry points.
+template <class Q, class K, class V, class Mask, bool WithWeights, fixed_string OutputNames = "b h q d">
+auto checked_attention(const Q& q, const K& k, const V& v, const Mask* mask,
+                       const attention_request& request) {
+    using planned = attention_planned<Q, K, V, Mask>;
+    static_assert(std::is_same_v<typename Q::value_type, float> &&
+                      std::is_same_v<typename K::value_type, float> &&
+                      std::is_same_v<typename V::value_type, float>,
+                  "ctein::attention: queries, keys and values hold float");
+    if constexpr (planned::error) {
+        report<planned::error>();
+        return failed_operation{};
+    } else {
+        return compute_attention<WithWeights, OutputNames>(q, k, v, mask, request);
+    }
+}
+
+} // namespace detail
+
+/// Scaled dot-product attention in one fused kernel: softmax(q·kᵀ·scale + masks)·v, without a
+/// Tq x Tk buffer. q is [B, Hq, Tq, D]; k and v are [B, Hkv, Tk, D] with Hkv dividing Hq (query
+/// head h reads key/value head h / (Hq / Hkv): grouped-query, or multi-query when Hkv = 1). Any
+/// readable float tensor or view works (strided views from rearrange are read in place). Returns
+/// a `ctein::tensor<float, Names, ...>` named like q (`"b h q d"` when q has no names), with static
+/// extents where the inputs have them; with
+/// `ctein::with_weights`, an `attention_result{output, weights}`.
+///
+/// Options: `ctein::causal` / `ctein::causal_offset(n)`, `ctein::key_padding(lengths)`,
+/// `ctein::mask(m)` / `ctein::ignore_mask(m)`, `ctein::scale(s)`, `ctein::dropout(p, seed)`,
+/// `ctein::threads(n)`, `ctein::with_weights`. Masks combine (a key must pass all of them); a
+/// query whose keys are all masked gets zeros (and zero weights), not NaN. Shape mistakes are
+/// compile errors for static extents and ctein::shape_errors otherwise, with the same text.
+///
+///     auto q = ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h", 8>);
+///     auto o = ctein::attention(q, k, v, ctein::causal);
+///     auto [o2, w] = ctein::attention(q, k, v, ctein::mask(keep), ctein::with_weights);
+template <viewable Q, viewable K, viewable V, attention_option... Options>
+auto attention(Q&& q, K&& k, V&& v, const Options&... options) {
+    if constexpr (detail::failed_view<view_of<Q>> || detail::failed_view<view_of<K>> ||
+                  detail::failed_view<view_of<V>>) {
+        return detail::failed_operation{}; // as_view has reported why it cannot read an operand
+    } else if constexpr (!view_of<Q>::is_strided || !view_of<K>::is_strided || !view_of<V>::is_strided) {
+        return attention(detail::strided_or_copy(q), detail::strided_or_copy(k), detail::strided_or_copy(v),
+                         options...);
+    } else {
+        using mask_type = typename detail::mask_among<std::remove_cvref_t<Options>...>::type;
+        detail::attention_request request;
+        (detail::apply(request, options), ...);
+        const mask_type* mask = nullptr;
+        if constexpr (!std::is_void_v<mask_type>) {
+            const auto pick = [&](const auto& option) {
+                if constexpr (std::is_same_v<std::remove_cvref_t<decltype(option)>, mask_type>)
+                    mask = &option;
+            };
+            (pick(options), ...);
+        }
+        return detail::checked_attention<view_of<Q>, view_of<K>, view_of<V>, mask_type,
+                                         detail::wants_weights<Options...>,
+                                         detail::attention_output_names<view_of<Q>>()>(
+            as_view(q), as_view(k), as_view(v), mask, request);
+    }
+}
+
+} // namespace ctein

@@ -1,0 +1,192 @@
+// attention_options: what a caller may add to an attention call — masks, scale, dropout, weights,
+// threads. Both entry points (ctein::attention and the recognised softmax/einsum formula) read the
+// same option types, gathered into one `attention_request`.
+#pragma once
+
+#include "../core/error.hpp"
+#include "../kernels/attention_problem.hpp"
+#include "as_view.hpp"
+
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <ranges>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace ctein {
+
+/// Causal masking: query i sees key j only when j <= i + offset. `ctein::causal` has offset 0
+/// (PyTorch's is_causal); see `causal_offset` for a KV-cache step.
+struct causal_t {
+    std::ptrdiff_t offset = 0;
+};
+inline constexpr causal_t causal{};
+
+/// Causal masking shifted by `offset` keys: with `past` tokens in a KV cache and new queries
+/// appended after them, `causal_offset(past)` lets each new query see the cache and itself.
+///
+///     auto o = ctein::attention(q, k_cache, v_cache, ctein::causal_offset(k_len - q_len));
+constexpr causal_t causal_offset(std::ptrdiff_t offset) noexcept {
+    return {offset};
+}
+
+/// Key padding: for batch b, keys j >= lengths[b] are left out.
+struct key_padding_t {
+    std::vector<std::int64_t> lengths;
+};
+
+/// Key padding from one length per batch element (any range of integers).
+///
+///     auto o = ctein::attention(q, k, v, ctein::key_padding({5, 3}));   // batch of 2
+template <std::ranges::input_range R>
+requires std::integral<std::ranges::range_value_t<R>> key_padding_t key_padding(const R& lengths) {
+    key_padding_t padding;
+    for (const auto length : lengths) padding.lengths.push_back(static_cast<std::int64_t>(length));
+    return padding;
+}
+inline key_padding_t key_padding(std::initializer_list<std::int64_t> lengths) {
+    return {std::vector<std::int64_t>(lengths)};
+}
+
+/// An explicit mask: a view of bool (keep or ignore) or float (added to the scaled scores).
+template <class View>
+struct mask_t {
+    View view;
+    kernels::mask_kind kind;
+};
+
+/// A mask tensor. Bool: true = the key takes part (PyTorch's scaled_dot_product_attention
+/// attn_mask, and the seeds' `masked_fill(mask == 0, ...)`). Float: added to the scaled scores
+/// (-inf leaves the key out). Shapes [B, Tk], [B, Tq, Tk] or [B, H, Tq, Tk]; any axis but the keys'
+/// may have length 1 and is then broadcast; a rank-2 mask is always [batch, keys].
+///
+///     ctein::tensor<bool, "b k", 2, 7> keep;   // key padding as a mask
+///     auto o = ctein::attention(q, k, v, ctein::mask(keep));
+template <viewable X>
+requires borrowable<X&&>
+auto mask(X&& m) {
+    using element = typename view_of<X>::value_type;
+    static_assert(std::is_same_v<element, bool> || std::is_same_v<element, float>,
+                  "ctein::mask: a mask holds bool (true = keep) or float (added to the scores)");
+    return mask_t<view_of<X>>{as_view(m), std::is_same_v<element, bool> ? kernels::mask_kind::keep
+                                                                        : kernels::mask_kind::additive};
+}
+
+/// A bool mask whose true elements are left out (nn.MultiheadAttention's key_padding_mask).
+///
+///     auto o = ctein::attention(q, k, v, ctein::ignore_mask(padding));
+template <viewable X>
+requires borrowable<X&&>
+auto ignore_mask(X&& m) {
+    static_assert(std::is_same_v<typename view_of<X>::value_type, bool>,
+                  "ctein::ignore_mask: the mask holds bool (true = left out)");
+    return mask_t<view_of<X>>{as_view(m), kernels::mask_kind::ignore};
+}
+
+/// The factor of q·kᵀ; 1/sqrt(head size) when not given.
+struct scale_t {
+    float value;
+};
+constexpr scale_t scale(float value) noexcept {
+    return {value};
+}
+
+/// Dropout on the attention weights with probability `p` in [0, 1), reproducible from `seed`
+/// (a counter-based generator: the same seed gives the same result on any thread count).
+struct dropout_t {
+    float probability;
+    std::uint64_t seed;
+};
+constexpr dropout_t dropout(float probability, std::uint64_t seed) noexcept {
+    return {probability, seed};
+}
+
+/// The thread count of one call (ctein::set_thread_count sets the default).
+struct threads_t {
+    std::size_t count;
+};
+constexpr threads_t threads(std::size_t count) noexcept {
+    return {count};
+}
+
+/// Asks ctein::attention to also return the weights, [B, H, Tq, Tk] (materialised).
+struct with_weights_t {};
+inline constexpr with_weights_t with_weights{};
+
+namespace detail {
+template <class T>
+inline constexpr bool is_mask = false;
+template <class V>
+inline constexpr bool is_mask<mask_t<V>> = true;
+
+template <class T>
+concept attention_option_type =
+    std::same_as<T, causal_t> || std::same_as<T, key_padding_t> || is_mask<T> || std::same_as<T, scale_t> ||
+    std::same_as<T, dropout_t> || std::same_as<T, threads_t> || std::same_as<T, with_weights_t>;
+
+/// The mask's view type among the options, or void when there is none.
+template <class... Options>
+struct mask_among {
+    using type = void;
+};
+template <class First, class... Rest>
+struct mask_among<First, Rest...> {
+    using type = std::conditional_t<is_mask<First>, First, typename mask_among<Rest...>::type>;
+};
+
+/// An attention call's options, gathered.
+struct attention_request {
+    std::optional<float> scale;
+    std::optional<causal_t> causal;
+    std::vector<std::int64_t> key_lengths;
+    bool has_key_padding = false;
+    kernels::explicit_mask mask;
+    float dropout = 0.0f;
+    std::uint64_t dropout_seed = 0;
+    std::size_t threads = 0; // 0: ctein::thread_count()
+};
+
+inline void apply(attention_request& r, const causal_t& c) {
+    r.causal = c;
+}
+inline void apply(attention_request& r, const key_padding_t& p) {
+    r.key_lengths = p.lengths;
+    r.has_key_padding = true;
+}
+inline void apply(attention_request& r, const scale_t& s) {
+    r.scale = s.value;
+}
+inline void apply(attention_request& r, const dropout_t& d) {
+    if (!(d.probability >= 0.0f && d.probability < 1.0f))
+        throw_error(make_error(errc::dropout_probability).with_text(std::to_string(d.probability)));
+    r.dropout = d.probability;
+    r.dropout_seed = d.seed;
+}
+inline void apply(attention_request& r, const threads_t& t) {
+    r.threads = t.count;
+}
+inline void apply(attention_request&, const with_weights_t&) {}
+template <class V>
+void apply(attention_request& r, const mask_t<V>& m) {
+    // the mask's axes as [batch, heads, queries, keys] strides; absent or length-1 axes repeat
+    constexpr std::size_t rank = V::rank();
+    const std::size_t axis_of[3][4] = {{0, 4, 4, 1}, {0, 4, 1, 2}, {0, 1, 2, 3}};
+    r.mask.data = m.view.data();
+    r.mask.kind = m.kind;
+    for (std::size_t a = 0; a < 4; ++a) {
+        const std::size_t dim = axis_of[rank - 2][a];
+        r.mask.strides[a] = dim < rank && m.view.extent(dim) != 1 ? m.view.stride(dim) : 0;
+    }
+}
+} // namespace detail
+
+/// Satisfied by the option types ctein::attention accepts.
+template <class T>
+concept attention_option = detail::attention_option_type<std::remove_cvref_t<T>>;
+
+} // namespace ctein

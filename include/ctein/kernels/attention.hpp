@@ -1,0 +1,76 @@
+// attention: the fused, flash-style attention kernel behind ctein::attention. Queries go through
+// the keys in register tiles with an online softmax (no [queries, keys] buffer); a call with a few
+// queries per head splits the keys across threads instead (attention_decode.hpp).
+#pragma once
+
+#include "attention_decode.hpp"
+#include "attention_prefill.hpp"
+#include "attention_problem.hpp"
+#include "attention_rows.hpp"
+
+#include <algorithm>
+#include <cstddef>
+
+namespace ctein::kernels {
+
+namespace attention_detail {
+template <std::size_t D>
+void attention_for_head_size(const attention_problem& p) {
+    const std::size_t dp = D != 0 ? D : padded_head_size(p.head_size);
+    if (p.weights == nullptr && p.queries <= decode_queries)
+        decode<D>(p, dp);
+    else
+        prefill<D>(p, dp);
+}
+
+/// A call without keys: every row is fully masked, so its output is zeros.
+inline void zero_outputs(const attention_problem& p) noexcept {
+    for (std::size_t b = 0; b < p.batch; ++b)
+        for (std::size_t h = 0; h < p.query_heads; ++h)
+            for (std::size_t i = 0; i < p.queries; ++i) {
+                float* out = p.out + static_cast<std::ptrdiff_t>(b) * p.out_strides.batch +
+                             static_cast<std::ptrdiff_t>(h) * p.out_strides.head +
+                             static_cast<std::ptrdiff_t>(i) * p.out_strides.token;
+                std::fill(out, out + p.head_size, 0.0f);
+            }
+}
+} // namespace attention_detail
+
+/// Computes `p.out` (and `p.weights` when given) for the attention call `p`: per batch and query
+/// head h, softmax(q·kᵀ·scale + masks)·v over key/value head h / (query_heads / kv_heads), with
+/// dropout on the normalised weights. Rows whose keys are all masked give zeros. Results do not
+/// depend on `p.threads`. Head sizes 32, 64, 80 and 128 have their own compiled kernels; others
+/// run a generic one (padded to whole vectors).
+///
+///     ctein::kernels::attention_problem p;
+///     p.queries = p.keys = 128; p.head_size = 64;
+///     p.q = q; p.k = k; p.v = v; p.out = out;            // [1, 1, 128, 64], contiguous
+///     p.q_strides = p.k_strides = p.v_strides = p.out_strides = {128 * 64, 128 * 64, 64};
+///     p.scale = 0.125f; p.causal = true;
+///     ctein::kernels::attention(p);
+inline void attention(const attention_problem& p) {
+    if (p.batch == 0 || p.query_heads == 0 || p.queries == 0 || p.head_size == 0) return;
+    if (p.keys == 0) {
+        attention_detail::zero_outputs(p);
+        return;
+    }
+    switch (p.head_size) {
+    case 32:
+        attention_detail::attention_for_head_size<32>(p);
+        break;
+    case 64:
+        attention_detail::attention_for_head_size<64>(p);
+        break;
+    case 80:
+        attention_detail::attention_for_head_size<80>(p);
+        break;
+    case 128:
+        attention_detail::attention_for_head_size<128>(p);
+        break;
+    default:
+        attention_detail::attention_for_head_size<0>(p);
+        break;
+    }
+}
+
+} // namespace ctein::kernels

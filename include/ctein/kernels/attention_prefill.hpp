@@ -1,0 +1,224 @@
+// attention_prefill: the fused attention kernel for many queries. K is packed once per call,
+// transposed in blocks of block_keys keys; each piece of work then takes a tile of queries of one
+// key/value head, for every query head of its group, through the key blocks it sees, so a block
+// is read once for the whole group while it is in cache.
+#pragma once
+
+#include "attention_dropout.hpp"
+#include "attention_mask.hpp"
+#include "attention_rows.hpp"
+#include "attention_tile.hpp"
+#include "thread_pool.hpp"
+#include "transpose.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <numeric>
+#include <vector>
+
+namespace ctein::kernels::attention_detail {
+
+/// Query positions per piece of work, so that a piece has 32 tiles (of all the query heads of its
+/// group): the first tile to reach a key block reads it from L3 once keys outgrow L2 (measured:
+/// 8 tiles per block lose 10 % at d = 128 and 2048 keys, 32 tiles 2 %); later tiles find it in
+/// L2. At least 8 tiles per head.
+inline std::size_t prefill_queries(std::size_t group) noexcept {
+    return tile_rows * std::max<std::size_t>(8, (32 + group - 1) / group);
+}
+
+/// Uninitialised 64-byte aligned floats for one call (every element is written before use).
+class call_buffer {
+public:
+    explicit call_buffer(std::size_t count)
+        : data_(count ? static_cast<float*>(::operator new (count * sizeof(float), std::align_val_t{64}))
+                      : nullptr) {}
+    call_buffer(const call_buffer&) = delete;
+    call_buffer& operator=(const call_buffer&) = delete;
+    ~call_buffer() {
+        if (data_) ::operator delete (data_, std::align_val_t{64});
+    }
+    [[nodiscard]] float* data() const noexcept { return data_; }
+
+private:
+    float* data_;
+};
+
+/// Whether V is read in place: rows of whole batches, each starting on a cache line (a row
+/// that straddles lines costs P·V a third of its speed at d = 128, measured).
+inline bool values_in_place(const attention_problem& p, std::size_t dp) noexcept {
+    const auto line = static_cast<std::ptrdiff_t>(64 / sizeof(float));
+    return p.head_size == dp && reinterpret_cast<std::uintptr_t>(p.v) % 64 == 0 &&
+           p.v_strides.batch % line == 0 && p.v_strides.head % line == 0 && p.v_strides.token % line == 0;
+}
+
+/// K and, unless V can be read in place, V as the prefill reads them.
+struct packed_operands {
+    std::size_t dp = 0;
+    std::size_t blocks = 0; ///< key blocks per head
+    call_buffer k;          ///< [batch][kv head][block][dp][block_keys]
+    call_buffer v;          ///< [batch][kv head][key][dp], or empty: V is read in place
+
+    packed_operands(const attention_problem& p, std::size_t padded)
+        : dp(padded)
+        , blocks((p.keys + block_keys - 1) / block_keys)
+        , k(p.batch * p.kv_heads * blocks * dp * block_keys)
+        , v(values_in_place(p, padded) ? 0 : p.batch * p.kv_heads * p.keys * dp) {}
+
+    [[nodiscard]] const float* k_block(const attention_problem& p, std::size_t b, std::size_t kh,
+                                       std::size_t block) const noexcept {
+        return k.data() + ((b * p.kv_heads + kh) * blocks + block) * dp * block_keys;
+    }
+};
+
+/// Packs key block `block` of (b, kh): keys transposed, zeros past the last key and the head size;
+/// and its values, aligned and zero-padded, unless they are read in place.
+inline void pack_key_block(const attention_problem& p, packed_operands& ops, std::size_t b, std::size_t kh,
+                           std::size_t block) noexcept {
+    float* to = const_cast<float*>(ops.k_block(p, b, kh, block));
+    const std::size_t first = block * block_keys, keys = std::min(block_keys, p.keys - first);
+    const float* from = p.k + static_cast<std::ptrdiff_t>(b) * p.k_strides.batch +
+                        static_cast<std::ptrdiff_t>(kh) * p.k_strides.head +
+                        static_cast<std::ptrdiff_t>(first) * p.k_strides.token;
+    transpose_tiled(from, p.k_strides.token, p.head_size, keys, to, static_cast<std::ptrdiff_t>(block_keys));
+    if (keys < block_keys)
+        for (std::size_t d = 0; d < p.head_size; ++d)
+            std::fill(to + d * block_keys + keys, to + (d + 1) * block_keys, 0.0f);
+    std::fill(to + p.head_size * block_keys, to + ops.dp * block_keys, 0.0f);
+    if (ops.v.data() == nullptr) return;
+    float* vto = ops.v.data() + ((b * p.kv_heads + kh) * p.keys + first) * ops.dp;
+    const float* vfrom = p.v + static_cast<std::ptrdiff_t>(b) * p.v_strides.batch +
+                         static_cast<std::ptrdiff_t>(kh) * p.v_strides.head +
+                         static_cast<std::ptrdiff_t>(first) * p.v_strides.token;
+    for (std::size_t j = 0; j < keys; ++j) {
+        std::copy(vfrom, vfrom + p.head_size, vto);
+        std::fill(vto + p.head_size, vto + ops.dp, 0.0f);
+        vfrom += p.v_strides.token;
+        vto += ops.dp;
+    }
+}
+
+/// The first key and the row range (over every row of tile `first`) a tile sees.
+struct tile_keys {
+    std::ptrdiff_t min_end, max_end;
+};
+inline tile_keys tile_ends(const row_set& s, std::size_t first) noexcept {
+    const auto [lo, hi] = std::minmax_element(s.end + first, s.end + first + tile_rows);
+    return {*lo, *hi};
+}
+
+/// One pass of a piece's tiles over the key blocks they see.
+template <std::size_t D, step_mode Mode>
+void prefill_pass(const attention_problem& p, const packed_operands& ops, row_set& s, std::size_t kh) {
+    const std::ptrdiff_t last = *std::max_element(s.end, s.end + s.count);
+    const bool dropout = Mode != step_mode::stats && p.dropout > 0.0f;
+    const dropout_rule rule(dropout ? p.dropout : 0.0f);
+    const std::size_t b = s.batch_index;
+    for (std::size_t kb = 0; static_cast<std::ptrdiff_t>(kb) < last; kb += block_keys) {
+        key_block blk;
+        blk.first = kb;
+        blk.k = ops.k_block(p, b, kh, kb / block_keys);
+        if (ops.v.data()) {
+            blk.v = ops.v.data() + ((b * p.kv_heads + kh) * p.keys + kb) * ops.dp;
+            blk.v_stride = static_cast<std::ptrdiff_t>(ops.dp);
+        } else {
+            blk.v = p.v + static_cast<std::ptrdiff_t>(b) * p.v_strides.batch +
+                    static_cast<std::ptrdiff_t>(kh) * p.v_strides.head +
+                    static_cast<std::ptrdiff_t>(kb) * p.v_strides.token;
+            blk.v_stride = p.v_strides.token;
+        }
+        for (std::size_t first = 0; first < s.count; first += tile_rows) {
+            const tile_keys t = tile_ends(s, first);
+            if (t.max_end <= static_cast<std::ptrdiff_t>(kb)) continue;
+            blk.keys = std::min(block_keys, static_cast<std::size_t>(t.max_end) - kb);
+            const std::size_t cols = Mode == step_mode::online ? (blk.keys + lanes - 1) / lanes : 4;
+            blk.limit = t.min_end < static_cast<std::ptrdiff_t>(kb + cols * lanes);
+            blk.bias = p.mask.kind != mask_kind::none && p.mask.data != nullptr;
+            if (blk.bias) tile_bias(p, s, first, kb, blk.keys);
+            blk.dropout = dropout;
+            if (dropout) tile_dropout(p, s, first, kb, rule);
+            packed_step<D, Mode>(cols, p, s, first, blk);
+        }
+    }
+}
+
+/// One piece of work: query positions [i0, i1) of every query head of key/value head kh.
+template <std::size_t D>
+void prefill_piece(const attention_problem& p, const packed_operands& ops, std::size_t b, std::size_t kh,
+                   std::size_t i0, std::size_t i1) {
+    const std::size_t group = p.query_heads / p.kv_heads;
+    const std::size_t per_head = (i1 - i0 + tile_rows - 1) / tile_rows * tile_rows;
+    row_set s = thread_row_storage().rows(group * per_head, ops.dp);
+    s.batch_index = b;
+    for (std::size_t g = 0; g < group; ++g) {
+        for (std::size_t k = 0; k < per_head; ++k) {
+            s.head[g * per_head + k] = static_cast<std::uint32_t>(kh * group + g);
+            s.query[g * per_head + k] = i0 + k < i1 ? static_cast<std::int64_t>(i0 + k) : -1;
+        }
+    }
+    start_rows(p, s);
+    if (p.weights == nullptr) {
+        prefill_pass<D, step_mode::online>(p, ops, s, kh);
+        for (std::size_t r = 0; r < s.count; ++r) {
+            if (!s.real(r)) continue;
+            const float sum = row_sum(s, r);
+            write_out_row(p, s, r, sum > 0.0f ? 1.0f / sum : 0.0f);
+        }
+        return;
+    }
+    // The weights path: the final max and sum first, then the normalised weights, written out
+    // and multiplied with v. Keys no tile reaches keep the zeros written here.
+    prefill_pass<D, step_mode::stats>(p, ops, s, kh);
+    const auto& ws = p.weights_strides;
+    for (std::size_t r = 0; r < s.count; ++r) {
+        const float sum = row_sum(s, r);
+        std::fill(s.l + r * lanes, s.l + (r + 1) * lanes, sum > 0.0f ? 1.0f / sum : 0.0f);
+        std::fill(s.o + r * s.dp, s.o + (r + 1) * s.dp, 0.0f);
+        if (!s.real(r)) continue;
+        float* w = p.weights + static_cast<std::ptrdiff_t>(b) * ws[0] +
+                   static_cast<std::ptrdiff_t>(s.head[r]) * ws[1] +
+                   static_cast<std::ptrdiff_t>(s.query[r]) * ws[2];
+        for (std::size_t j = 0; j < p.keys; ++j) w[static_cast<std::ptrdiff_t>(j) * ws[3]] = 0.0f;
+    }
+    prefill_pass<D, step_mode::weights>(p, ops, s, kh);
+    for (std::size_t r = 0; r < s.count; ++r)
+        if (s.real(r)) write_out_row(p, s, r, 1.0f);
+}
+
+/// The prefill path: pack K (and V when padded), then the pieces, largest first (under a causal
+/// mask the last query tiles see the most keys), each claimed by whichever thread is free.
+template <std::size_t D>
+void prefill(const attention_problem& p, std::size_t dp) {
+    thread_pool& pool = thread_pool::instance();
+    const std::size_t threads = std::max<std::size_t>(p.threads, 1);
+    packed_operands ops(p, dp);
+    const std::size_t heads = p.batch * p.kv_heads;
+    pool.run(heads * ops.blocks, threads, [&](std::size_t item) {
+        const std::size_t bh = item / ops.blocks;
+        pack_key_block(p, ops, bh / p.kv_heads, bh % p.kv_heads, item % ops.blocks);
+    });
+
+    const std::size_t piece = prefill_queries(p.query_heads / p.kv_heads);
+    const std::size_t tiles = (p.queries + piece - 1) / piece;
+    std::vector<std::size_t> order(heads * tiles);
+    std::vector<std::ptrdiff_t> cost(order.size());
+    for (std::size_t item = 0; item < order.size(); ++item) {
+        const std::size_t b = item / p.kv_heads / tiles, t = item % tiles;
+        const std::size_t i0 = t * piece, i1 = std::min(p.queries, i0 + piece);
+        cost[item] = 0;
+        for (std::size_t i = i0; i < i1; ++i) cost[item] += key_end(p, b, i);
+    }
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t c) { return cost[a] > cost[c]; });
+    pool.run(order.size(), threads, [&](std::size_t n) {
+        const std::size_t item = order[n], bh = item / tiles, t = item % tiles;
+        const std::size_t i0 = t * piece, i1 = std::min(p.queries, i0 + piece);
+        prefill_piece<D>(p, ops, bh / p.kv_heads, bh % p.kv_heads, i0, i1);
+    });
+}
+
+} // namespace ctein::kernels::attention_detail

@@ -1,0 +1,195 @@
+// attention_rows: the query rows one piece of the fused attention kernel works on, and their state
+// between key blocks (pre-scaled queries, output accumulators, running max and sum). Both the
+// prefill (attention_prefill.hpp) and the decode (attention_decode.hpp) paths keep their rows here.
+#pragma once
+
+#include "attention_problem.hpp"
+
+#include <xsimd/xsimd.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace ctein::kernels::attention_detail {
+
+using batch = xsimd::batch<float>;
+inline constexpr std::size_t lanes = batch::size;
+
+/// Keys per block: 4 batches, so one broadcast query element multiplies 4 registers of keys.
+inline constexpr std::size_t block_keys = 4 * lanes;
+
+/// Query rows per register tile: 6 rows x 4 batches of scores is 24 of AVX-512's 32 registers,
+/// leaving 4 for keys and the broadcast; with 16 registers, 2 rows.
+#if XSIMD_WITH_AVX512F || XSIMD_WITH_NEON64
+inline constexpr std::size_t tile_rows = 6;
+#else
+inline constexpr std::size_t tile_rows = 2;
+#endif
+
+/// Scores are kept in log2 units (q pre-scaled by scale * log2(e)), so softmax uses 2^x.
+inline constexpr float log2e = 1.44269504088896340736f;
+
+/// A masked score: finite, so that no inf - inf appears whatever the compiler's float model, and
+/// far enough below any real score that 2^(masked - max) is exactly 0.
+inline constexpr float masked_score = -1e30f;
+
+/// A row's scores are kept relative to a reference m (its running max, roughly): a step computes
+/// x = s - m and weights 2^x. The reference is raised when a block's largest x exceeds the row's
+/// threshold: `rescale_slack` once the row has seen a key, so weights stay below 2^8 (float sums
+/// hold them as well as weights below 1) and most blocks skip rescaling the output rows; before
+/// that `unseen_threshold`, above every masked score and below every real one, so the first real
+/// score becomes the reference.
+inline constexpr float rescale_slack = 8.0f;
+inline constexpr float unseen_threshold = -0.5e30f;
+
+/// Keys [0, end) of query `i` in batch `b` pass the causal and key-length limits.
+inline std::ptrdiff_t key_end(const attention_problem& p, std::size_t b, std::size_t i) noexcept {
+    auto end = static_cast<std::ptrdiff_t>(p.keys);
+    if (p.key_lengths) end = std::min<std::ptrdiff_t>(end, std::max<std::int64_t>(p.key_lengths[b], 0));
+    if (p.causal)
+        end =
+            std::min(end, std::max<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(i) + p.causal_offset + 1, 0));
+    return end;
+}
+
+/// The head size rounded up to whole batches (the scratch copies of q, k, v are padded with 0).
+inline std::size_t padded_head_size(std::size_t head_size) noexcept {
+    return (head_size + lanes - 1) / lanes * lanes;
+}
+
+using aligned_floats = std::vector<float, xsimd::aligned_allocator<float, 64>>;
+
+/// The rows a piece of work holds, `tile_rows` at a time. A row is a (head, query) pair; rows
+/// with query -1 only fill a tile (their key end is 0, so every score of theirs is masked).
+struct row_set {
+    std::size_t batch_index = 0;
+    std::size_t count = 0; ///< a multiple of tile_rows
+    std::size_t dp = 0;    ///< padded head size: the stride of q and o
+    float* q = nullptr;    ///< scaled queries, in log2 units
+    float* o = nullptr;    ///< output accumulators (unnormalised until the end)
+    float* l = nullptr;    ///< running sums, one batch per row (lanes summed at the end)
+    float* m = nullptr;    ///< reference (running max) per row, log2 units
+    float* t = nullptr;    ///< threshold per row: the reference is raised when an x exceeds it
+    std::ptrdiff_t* end = nullptr;
+    std::uint32_t* head = nullptr;
+    std::int64_t* query = nullptr;
+    float* p = nullptr;    ///< one tile's weights, [tile_rows][block_keys]
+    float* bias = nullptr; ///< one tile's mask, [tile_rows][block_keys]
+    float* keep = nullptr; ///< one tile's dropout factors, [tile_rows][block_keys]
+
+    [[nodiscard]] bool real(std::size_t r) const noexcept { return query[r] >= 0; }
+};
+
+/// Per-thread storage for row sets, reused by every call on the thread (the pool's workers live
+/// as long as the program), so steady-state calls allocate nothing.
+struct row_storage {
+    aligned_floats floats;
+    std::vector<std::ptrdiff_t> ends;
+    std::vector<std::uint32_t> heads;
+    std::vector<std::int64_t> queries;
+
+    /// A row set of `count` rows (a multiple of tile_rows) with padded head size `dp`, and
+    /// `extra` further floats (64-byte aligned) at `*extra_out` for the caller.
+    row_set rows(std::size_t count, std::size_t dp, std::size_t extra = 0, float** extra_out = nullptr) {
+        const std::size_t tile = tile_rows * block_keys;
+        const std::size_t m_floats = (count + lanes - 1) / lanes * lanes;
+        const std::size_t extra_floats = (extra + lanes - 1) / lanes * lanes;
+        const std::size_t need = 2 * count * dp + count * lanes + 2 * m_floats + 3 * tile + extra_floats;
+        if (floats.size() < need) floats.resize(need);
+        if (ends.size() < count) {
+            ends.resize(count);
+            heads.resize(count);
+            queries.resize(count);
+        }
+        row_set s;
+        s.count = count;
+        s.dp = dp;
+        float* at = floats.data();
+        const auto take = [&](std::size_t n) { return std::exchange(at, at + n); };
+        s.q = take(count * dp);
+        s.o = take(count * dp);
+        s.l = take(count * lanes);
+        s.m = take(m_floats);
+        s.t = take(m_floats);
+        s.p = take(tile);
+        s.bias = take(tile);
+        s.keep = take(tile);
+        if (extra_out) *extra_out = take(extra_floats);
+        s.end = ends.data();
+        s.head = heads.data();
+        s.query = queries.data();
+        return s;
+    }
+};
+
+inline row_storage& thread_row_storage() {
+    thread_local row_storage storage;
+    return storage;
+}
+
+/// Fills the state of every row whose head and query are set: scaled, zero-padded queries, empty
+/// accumulators, no key seen, key ends.
+inline void start_rows(const attention_problem& p, row_set& s) {
+    const float scale = p.scale * log2e;
+    const batch factor(scale), zero(0.0f);
+    const std::size_t d = p.head_size;
+    for (std::size_t r = 0; r < s.count; ++r) {
+        float* q = s.q + r * s.dp;
+        float* o = s.o + r * s.dp;
+        for (std::size_t k = 0; k < s.dp; k += lanes) {
+            zero.store_aligned(q + k);
+            zero.store_aligned(o + k);
+        }
+        zero.store_aligned(s.l + r * lanes);
+        s.m[r] = 0.0f;
+        s.t[r] = unseen_threshold;
+        if (!s.real(r)) {
+            s.end[r] = 0;
+            continue;
+        }
+        const auto i = static_cast<std::size_t>(s.query[r]);
+        s.end[r] = key_end(p, s.batch_index, i);
+        const float* from = p.q + static_cast<std::ptrdiff_t>(s.batch_index) * p.q_strides.batch +
+                            static_cast<std::ptrdiff_t>(s.head[r]) * p.q_strides.head +
+                            static_cast<std::ptrdiff_t>(i) * p.q_strides.token;
+        std::size_t k = 0;
+        for (; k + lanes <= d; k += lanes) (batch::load_unaligned(from + k) * factor).store_aligned(q + k);
+        for (; k < d; ++k) q[k] = from[k] * scale;
+    }
+}
+
+/// The sum of a row's running-sum lanes, always in the same order.
+inline float row_sum(const row_set& s, std::size_t r) noexcept {
+    float sum = 0.0f;
+    for (std::size_t k = 0; k < lanes; ++k) sum += s.l[r * lanes + k];
+    return sum;
+}
+
+/// Where row r's output starts.
+inline float* out_row(const attention_problem& p, const row_set& s, std::size_t r) noexcept {
+    return p.out + static_cast<std::ptrdiff_t>(s.batch_index) * p.out_strides.batch +
+           static_cast<std::ptrdiff_t>(s.head[r]) * p.out_strides.head +
+           static_cast<std::ptrdiff_t>(s.query[r]) * p.out_strides.token;
+}
+
+/// Writes `factor` times row r's accumulator to the output (factor 0 writes zeros, also over
+/// whatever the accumulator holds).
+inline void write_out_row(const attention_problem& p, const row_set& s, std::size_t r,
+                          float factor) noexcept {
+    float* to = out_row(p, s, r);
+    const float* from = s.o + r * s.dp;
+    const std::size_t d = p.head_size;
+    std::size_t k = 0;
+    if (factor == 0.0f) {
+        std::fill(to, to + d, 0.0f);
+        return;
+    }
+    for (; k + lanes <= d; k += lanes)
+        (batch::load_aligned(from + k) * batch(factor)).store_unaligned(to + k);
+    for (; k < d; ++k) to[k] = from[k] * factor;
+}
+
+} // namespace ctein::kernels::attention_detail

@@ -1,0 +1,437 @@
+// attention_tile: the register-tiled step of the fused attention kernel: a tile of query rows
+// through one block of keys (scores in log2 units, masks, online softmax, dropout, weights, P·V).
+// The prefill and decode paths differ only in how they feed it keys.
+#pragma once
+
+#include "attention_rows.hpp"
+#include "exp2.hpp"
+
+#include <xsimd/xsimd.hpp>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
+namespace ctein::kernels::attention_detail {
+
+/// What a step does with its scores. `online`: softmax with a running max and sum, weights times
+/// v into the accumulators. `stats`: only the running max and sum (the first pass of the weights
+/// path). `weights`: the max is final and every lane of a row's l holds 1 / sum, so the weights
+/// are normalised: written out, and times v into the accumulators.
+enum class step_mode : unsigned char { online, stats, weights };
+
+template <class F, std::size_t... I>
+[[gnu::always_inline]] inline void unrolled_calls(F& f, std::index_sequence<I...>) {
+    (f(std::integral_constant<std::size_t, I>{}), ...);
+}
+
+/// Calls f(integral_constant<I>) for I in [0, N): loops over registers must be unrolled for the
+/// arrays of batches to stay in registers, so the lambdas given are always_inline too (an
+/// out-of-line call would put the arrays in memory).
+template <std::size_t N, class F>
+[[gnu::always_inline]] inline void unrolled(F&& f) {
+    unrolled_calls(f, std::make_index_sequence<N>{});
+}
+
+/// 0, 1, ..., block_keys - 1: a key's place in its block, compared with a row's key end.
+inline constexpr auto key_offsets = [] {
+    std::array<float, block_keys> offsets{};
+    for (std::size_t j = 0; j < block_keys; ++j) offsets[j] = static_cast<float>(j);
+    return offsets;
+}();
+
+/// One block of keys as a step reads it.
+struct key_block {
+    std::size_t first = 0;       ///< the block's first key
+    std::size_t keys = 0;        ///< keys [first, first + keys) are read; the others of the block weigh 0
+    const float* k = nullptr;    ///< packed: [dp][block_keys] (keys transposed); rows: key `first`
+    std::ptrdiff_t k_stride = 0; ///< rows layout: elements from one key to the next
+    const float* v = nullptr;    ///< value row of key `first`
+    std::ptrdiff_t v_stride = 0;
+    bool limit = false;   ///< some row's key end falls before the tile's last column
+    bool bias = false;    ///< the row set's bias tile holds the explicit mask of this block
+    bool dropout = false; ///< the row set's keep tile holds the dropout factors of this block
+};
+
+namespace tile_vectors {
+typedef float floats __attribute__((vector_size(lanes * sizeof(float))));
+
+/// Lane L of a fold with half-width W: the low halves of the W-wide groups of a and b, side by
+/// side (the high halves are the same indices plus W).
+constexpr int fold_index(std::size_t w, std::size_t lane) noexcept {
+    const std::size_t group = lane / (2 * w) * 2 * w, at = lane % (2 * w);
+    return static_cast<int>(at < w ? group + at : lanes + group + at - w);
+}
+
+template <std::size_t W, std::size_t... L>
+[[gnu::always_inline]] inline floats fold(floats a, floats b, std::index_sequence<L...>) noexcept {
+    return __builtin_shufflevector(a, b, fold_index(W, L)...) +
+           __builtin_shufflevector(a, b, (fold_index(W, L) + static_cast<int>(W))...);
+}
+
+/// The bit-reversed order of log2(lanes) bits: the slot of key t in `transposed_sums`.
+constexpr std::size_t bit_reversed(std::size_t t) noexcept {
+    std::size_t r = 0;
+    for (std::size_t bit = 1; bit < lanes; bit <<= 1, t >>= 1) r = (r << 1) | (t & 1);
+    return r;
+}
+} // namespace tile_vectors
+
+/// Lane t of the result is the sum of the lanes of `slots[bit_reversed(t)]`: halving folds
+/// (lanes - 1 of them, two shuffles and an add each) instead of a horizontal sum per batch.
+[[gnu::always_inline]] inline batch transposed_sums(const batch (&slots)[lanes]) noexcept {
+    using tile_vectors::floats;
+    floats v[lanes];
+    for (std::size_t t = 0; t < lanes; ++t) std::memcpy(&v[t], &slots[t], sizeof(floats));
+    unrolled<std::countr_zero(lanes)>([&](auto round) __attribute__((always_inline)) {
+        constexpr std::size_t w = lanes >> (round + 1), n = lanes >> round;
+        for (std::size_t t = 0; t < n / 2; ++t)
+            v[t] = tile_vectors::fold<w>(v[2 * t], v[2 * t + 1], std::make_index_sequence<lanes>{});
+    });
+    batch out;
+    std::memcpy(&out, &v[0], sizeof(floats));
+    return out;
+}
+
+/// Scores minus the rows' references (x = q·k - m) of `Rows` rows against a packed block: one
+/// broadcast query element times `Cols` batches of transposed keys per row, fused multiply-adds
+/// into Rows x Cols registers that start at -m.
+template <std::size_t Rows, std::size_t Cols>
+[[gnu::always_inline]] inline void packed_scores(const float* q, std::size_t dp, const float* k,
+                                                 const float* m, batch (&s)[Rows][Cols]) noexcept {
+    batch kv[Cols];
+    unrolled<Cols>([&](auto c)
+                       __attribute__((always_inline)) { kv[c] = batch::load_aligned(k + c * lanes); });
+    unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+        const batch q0(q[r * dp]), start(-m[r]);
+        unrolled<Cols>([&](auto c)
+                           __attribute__((always_inline)) { s[r][c] = xsimd::fma(q0, kv[c], start); });
+    });
+    for (std::size_t d = 1; d < dp; ++d) {
+        const float* kd = k + d * block_keys;
+        unrolled<Cols>([&](auto c)
+                           __attribute__((always_inline)) { kv[c] = batch::load_aligned(kd + c * lanes); });
+        unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+            const batch qd(q[r * dp + d]);
+            unrolled<Cols>([&](auto c)
+                               __attribute__((always_inline)) { s[r][c] = xsimd::fma(qd, kv[c], s[r][c]); });
+        });
+    }
+}
+
+/// Scores minus the rows' references of `rows` rows against keys stored row by row (decode reads
+/// K as it is), written to `out` ([rows][block_keys]): per key a batch of partial dot products,
+/// folded `lanes` keys at a time into one batch of scores. Keys from `keys` on are not read
+/// (their scores are those of the last key read; limits mask them). Bound by memory, so plain
+/// loops: one copy of the code serves every tile size.
+template <std::size_t D>
+[[gnu::noinline]] void row_scores(const float* q, std::size_t dp, const float* k, std::ptrdiff_t ks,
+                                  std::size_t keys, const float* m, std::size_t rows, float* out) noexcept {
+    if constexpr (D != 0) dp = D;
+    for (std::size_t c = 0; c < block_keys / lanes; ++c) {
+        const float* key[lanes];
+        for (std::size_t t = 0; t < lanes; ++t) {
+            const std::size_t j = std::min(c * lanes + tile_vectors::bit_reversed(t), keys - 1);
+            key[t] = k + static_cast<std::ptrdiff_t>(j) * ks;
+        }
+        for (std::size_t r = 0; r < rows; ++r) {
+            // Four keys at a time, each read from its start to its end: the keys' lines stream
+            // in order, which the hardware prefetchers follow, and four chains of fused
+            // multiply-adds hide their latency.
+            batch acc[lanes];
+            unrolled<lanes / 4>([&](auto t4) __attribute__((always_inline)) {
+                constexpr std::size_t t = 4 * t4;
+                batch a0(0.0f), a1(0.0f), a2(0.0f), a3(0.0f);
+                for (std::size_t w = 0; w < dp; w += lanes) {
+                    const batch qw = batch::load_aligned(q + r * dp + w);
+                    a0 = xsimd::fma(qw, batch::load_unaligned(key[t] + w), a0);
+                    a1 = xsimd::fma(qw, batch::load_unaligned(key[t + 1] + w), a1);
+                    a2 = xsimd::fma(qw, batch::load_unaligned(key[t + 2] + w), a2);
+                    a3 = xsimd::fma(qw, batch::load_unaligned(key[t + 3] + w), a3);
+                }
+                acc[t] = a0;
+                acc[t + 1] = a1;
+                acc[t + 2] = a2;
+                acc[t + 3] = a3;
+            });
+            (transposed_sums(acc) - batch(m[r])).store_aligned(out + r * block_keys + c * lanes);
+        }
+    }
+}
+
+/// Accumulators [Rows][W batches] at feature offset `at` += weights (s.p) times value rows.
+template <std::size_t Rows, std::size_t W>
+[[gnu::always_inline]] inline void weighted_values(float* o, std::size_t dp, const float* p, const float* v,
+                                                   std::ptrdiff_t vs, std::size_t keys) noexcept {
+    batch acc[Rows][W];
+    unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+        unrolled<W>([&](auto w) __attribute__((always_inline)) {
+            acc[r][w] = batch::load_aligned(o + r * dp + w * lanes);
+        });
+    });
+    for (std::size_t j = 0; j < keys; ++j) {
+        const float* vj = v + static_cast<std::ptrdiff_t>(j) * vs;
+        batch vv[W];
+        unrolled<W>([&](auto w)
+                        __attribute__((always_inline)) { vv[w] = batch::load_unaligned(vj + w * lanes); });
+        unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+            const batch pj(p[r * block_keys + j]);
+            unrolled<W>([&](auto w)
+                            __attribute__((always_inline)) { acc[r][w] = xsimd::fma(pj, vv[w], acc[r][w]); });
+        });
+    }
+    unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+        unrolled<W>([&](auto w)
+                        __attribute__((always_inline)) { acc[r][w].store_aligned(o + r * dp + w * lanes); });
+    });
+}
+
+/// How many batches of features the i-th of the P·V passes covers: at most 4 (Rows x 4
+/// accumulators plus 4 value batches fill the registers), the passes as even as possible.
+constexpr std::size_t pass_width(std::size_t batches, std::size_t i) noexcept {
+    const std::size_t passes = (batches + 3) / 4;
+    return batches / passes + (i < batches % passes ? 1 : 0);
+}
+
+/// P·V over every pass of the padded head size: unrolled when D is known, dispatched otherwise.
+template <std::size_t D, std::size_t Rows>
+inline void all_weighted_values(float* o, std::size_t dp, const float* p, const float* v, std::ptrdiff_t vs,
+                                std::size_t keys) noexcept {
+    if constexpr (D != 0) {
+        constexpr std::size_t batches = D / lanes, passes = (batches + 3) / 4;
+        std::size_t at = 0;
+        unrolled<passes>([&](auto i) __attribute__((always_inline)) {
+            constexpr std::size_t width = pass_width(batches, i);
+            weighted_values<Rows, width>(o + at, D, p, v + at, vs, keys);
+            at += width * lanes;
+        });
+    } else {
+        const std::size_t batches = dp / lanes, passes = (batches + 3) / 4;
+        std::size_t at = 0;
+        for (std::size_t i = 0; i < passes; ++i) {
+            const std::size_t width = pass_width(batches, i);
+            switch (width) {
+            case 1:
+                weighted_values<Rows, 1>(o + at, dp, p, v + at, vs, keys);
+                break;
+            case 2:
+                weighted_values<Rows, 2>(o + at, dp, p, v + at, vs, keys);
+                break;
+            case 3:
+                weighted_values<Rows, 3>(o + at, dp, p, v + at, vs, keys);
+                break;
+            default:
+                weighted_values<Rows, 4>(o + at, dp, p, v + at, vs, keys);
+                break;
+            }
+            at += width * lanes;
+        }
+    }
+}
+
+/// Every lane of the result is the largest lane of `x`: log2(lanes) rounds of a max with the
+/// lanes swapped in pairs, quadruples, ... (xsimd 8.1 has no reduce_max).
+[[gnu::always_inline]] inline batch all_lanes_max(batch x) noexcept {
+    unrolled<std::countr_zero(lanes)>([&](auto round) __attribute__((always_inline)) {
+        constexpr std::size_t w = lanes >> (round + 1);
+        tile_vectors::floats v;
+        std::memcpy(&v, &x, sizeof v);
+        const auto swapped = [&]<std::size_t... L>(std::index_sequence<L...>) {
+            return __builtin_shufflevector(v, v, static_cast<int>(L ^ w)...);
+        }(std::make_index_sequence<lanes>{});
+        batch other;
+        std::memcpy(&other, &swapped, sizeof other);
+        x = xsimd::max(x, other);
+    });
+    return x;
+}
+
+/// The rare part of the online softmax: row `row`'s largest x in a block, `lift`, exceeds its
+/// threshold. Its reference rises by `lift` (the caller takes it off the row's scores), and its
+/// sum (and, online, its accumulators) are scaled by 2^-lift, unless it had seen no key yet.
+template <step_mode Mode>
+[[gnu::always_inline]] inline void raise_reference(row_set& s, std::size_t row, float lift) noexcept {
+    s.m[row] += lift;
+    if (std::exchange(s.t[row], rescale_slack) == unseen_threshold) return; // nothing to rescale
+    const batch alpha = exp2_poly(batch(-lift));
+    float* l = s.l + row * lanes;
+    (batch::load_aligned(l) * alpha).store_aligned(l);
+    if constexpr (Mode == step_mode::online) {
+        float* o = s.o + row * s.dp;
+        for (std::size_t k = 0; k < s.dp; k += lanes) (batch::load_aligned(o + k) * alpha).store_aligned(o + k);
+    }
+}
+
+/// Copies a tile's normalised weights (s.p) to the weights output: keys [kb, kb + keys).
+inline void write_weights(const attention_problem& p, const row_set& s, std::size_t first, std::size_t kb,
+                          std::size_t keys) noexcept {
+    const auto& ws = p.weights_strides;
+    for (std::size_t r = 0; r < tile_rows; ++r) {
+        if (!s.real(first + r)) continue;
+        float* to = p.weights + static_cast<std::ptrdiff_t>(s.batch_index) * ws[0] +
+                    static_cast<std::ptrdiff_t>(s.head[first + r]) * ws[1] +
+                    static_cast<std::ptrdiff_t>(s.query[first + r]) * ws[2] +
+                    static_cast<std::ptrdiff_t>(kb) * ws[3];
+        const float* from = s.p + r * block_keys;
+        if (ws[3] == 1) {
+            std::copy(from, from + keys, to);
+        } else {
+            for (std::size_t j = 0; j < keys; ++j) to[static_cast<std::ptrdiff_t>(j) * ws[3]] = from[j];
+        }
+    }
+}
+
+/// One step: rows [first, first + Rows) of `s` through block `b`, scores over its first Cols
+/// batches of keys (later keys of the block are masked for every row). `Packed` says whether
+/// b.k is a packed block or key rows.
+template <std::size_t D, std::size_t Rows, std::size_t Cols, step_mode Mode, bool Packed>
+void tile_step(const attention_problem& p, row_set& s, std::size_t first, const key_block& b) noexcept {
+    // Locals, not members of s: stores through float pointers could otherwise change them.
+    const std::size_t dp = D != 0 ? D : s.dp;
+    const float* const q = s.q + first * dp;
+    const float* const m = s.m + first;
+    const float* const threshold = s.t + first;
+    float* const l = s.l + first * lanes;
+    float* const weights = s.p;
+    const float* const keep = s.keep;
+    const std::ptrdiff_t* const end = s.end + first;
+    batch sc[Rows][Cols];
+    if constexpr (Packed) {
+        packed_scores<Rows, Cols>(q, dp, b.k, m, sc);
+    } else {
+        row_scores<D>(q, dp, b.k, b.k_stride, b.keys, m, Rows, weights);
+        unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+            unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
+                sc[r][c] = batch::load_aligned(weights + r * block_keys + c * lanes);
+            });
+        });
+    }
+
+    if (b.bias) {
+        const float* const bias = s.bias;
+        unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+            unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
+                sc[r][c] += batch::load_aligned(bias + r * block_keys + c * lanes);
+            });
+        });
+    }
+    if (b.limit) {
+        unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+            const auto keys = std::clamp<std::ptrdiff_t>(end[r] - static_cast<std::ptrdiff_t>(b.first), 0,
+                                                         static_cast<std::ptrdiff_t>(block_keys));
+            const batch limit(static_cast<float>(keys));
+            unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
+                const batch at = batch::load_unaligned(key_offsets.data() + c * lanes);
+                sc[r][c] = xsimd::select(at < limit, sc[r][c], batch(masked_score));
+            });
+        });
+    }
+
+    if constexpr (Mode != step_mode::weights) {
+        batch top[Rows];
+        auto raise = batch(0.0f) != batch(0.0f);
+        unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+            top[r] = sc[r][0];
+            unrolled<Cols - 1>([&](auto c) __attribute__((always_inline)) {
+                top[r] = xsimd::max(top[r], sc[r][c + 1]);
+            });
+            raise = raise | (top[r] > batch(threshold[r]));
+        });
+        if (xsimd::any(raise)) {
+            unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+                const batch lift = all_lanes_max(top[r]);
+                if (!(lift.get(0) > threshold[r])) return;
+                raise_reference<Mode>(s, first + r, lift.get(0));
+                unrolled<Cols>([&](auto c) __attribute__((always_inline)) { sc[r][c] -= lift; });
+            });
+        }
+    }
+    // Row by row, so that a row's registers are free once its weights are stored.
+    unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+        unrolled<Cols>([&](auto c) __attribute__((always_inline)) { sc[r][c] = exp2_poly(sc[r][c]); });
+        if constexpr (Mode == step_mode::weights) {
+            const batch normaliser = batch::load_aligned(l + r * lanes);
+            unrolled<Cols>([&](auto c) __attribute__((always_inline)) { sc[r][c] *= normaliser; });
+        } else {
+            batch sum = sc[r][0];
+            unrolled<Cols - 1>([&](auto c) __attribute__((always_inline)) { sum += sc[r][c + 1]; });
+            (batch::load_aligned(l + r * lanes) + sum).store_aligned(l + r * lanes);
+        }
+        if constexpr (Mode != step_mode::stats) {
+            if (b.dropout) {
+                unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
+                    sc[r][c] *= batch::load_aligned(keep + r * block_keys + c * lanes);
+                });
+            }
+            unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
+                sc[r][c].store_aligned(weights + r * block_keys + c * lanes);
+            });
+        }
+    });
+    if constexpr (Mode != step_mode::stats) {
+        if constexpr (Mode == step_mode::weights)
+            write_weights(p, s, first, b.first, std::min(Cols * lanes, p.keys - b.first));
+        all_weighted_values<D, Rows>(s.o + first * dp, dp, weights, b.v, b.v_stride,
+                                     std::min(b.keys, Cols * lanes));
+    }
+}
+
+/// A step of a full tile (tile_rows rows) over its first `cols` batches of keys (1 to 4): the
+/// online pass trims a block on a causal diagonal or at the keys' end to the columns any row
+/// sees. The two passes of the weights path, slow anyway, always take 4 (limits mask the rest):
+/// fewer functions to compile.
+template <std::size_t D, step_mode Mode>
+void packed_step(std::size_t cols, const attention_problem& p, row_set& s, std::size_t first,
+                 const key_block& b) noexcept {
+    if constexpr (Mode != step_mode::online) {
+        tile_step<D, tile_rows, 4, Mode, true>(p, s, first, b);
+    } else {
+        switch (cols) {
+        case 1:
+            tile_step<D, tile_rows, 1, Mode, true>(p, s, first, b);
+            break;
+        case 2:
+            tile_step<D, tile_rows, 2, Mode, true>(p, s, first, b);
+            break;
+        case 3:
+            tile_step<D, tile_rows, 3, Mode, true>(p, s, first, b);
+            break;
+        default:
+            tile_step<D, tile_rows, 4, Mode, true>(p, s, first, b);
+            break;
+        }
+    }
+}
+
+/// Rows of the decode path's steps: a tile of other sizes takes the next one up (its last rows
+/// are fillers, masked), so that only four versions are compiled.
+inline constexpr std::size_t row_step_rows(std::size_t rows) noexcept {
+    return rows <= 1 ? 1 : rows <= 2 ? 2 : rows <= 4 && tile_rows >= 4 ? 4 : tile_rows;
+}
+
+/// A step of rows [first, first + row_step_rows(rows)) over key rows: the decode path, whose
+/// tiles are the few (head, query) rows of one key/value head.
+template <std::size_t D>
+void row_step(std::size_t rows, const attention_problem& p, row_set& s, std::size_t first,
+              const key_block& b) noexcept {
+    switch (row_step_rows(rows)) {
+    case 1:
+        tile_step<D, 1, 4, step_mode::online, false>(p, s, first, b);
+        break;
+    case 2:
+        tile_step<D, std::min<std::size_t>(2, tile_rows), 4, step_mode::online, false>(p, s, first, b);
+        break;
+    case 4:
+        tile_step<D, std::min<std::size_t>(4, tile_rows), 4, step_mode::online, false>(p, s, first, b);
+        break;
+    default:
+        tile_step<D, tile_rows, 4, step_mode::online, false>(p, s, first, b);
+        break;
+    }
+}
+
+} // namespace ctein::kernels::attention_detail

@@ -1,0 +1,132 @@
+// thread_pool: the worker threads ctein's kernels share, and the caller's control of how many run.
+// A std::thread pool rather than OpenMP: the library stays header-only without asking users for
+// -fopenmp (and clang 14's libomp), and the workers persist, so a decode step of a few
+// microseconds does not pay for starting threads.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace ctein {
+namespace kernels {
+
+/// Runs `items` independent pieces of work on up to `threads` threads (the caller's thread is one
+/// of them); each piece is claimed from a shared counter, so uneven pieces balance themselves.
+class thread_pool {
+public:
+    static thread_pool& instance() {
+        static thread_pool pool;
+        return pool;
+    }
+
+    /// Calls `work(i)` once for every i in [0, items), on at most `threads` threads; returns when
+    /// all calls have returned. Pieces run on the caller's thread alone when `threads` <= 1.
+    template <class Work>
+    void run(std::size_t items, std::size_t threads, Work&& work) {
+        threads = std::min(threads, items);
+        if (threads <= 1 || inside_a_job()) { // a nested job runs on the thread that asked for it
+            for (std::size_t i = 0; i < items; ++i) work(i);
+            return;
+        }
+        std::unique_lock job_lock(job_mutex_); // one parallel job at a time
+        ensure_workers(threads - 1);
+        std::atomic<std::size_t> next{0};
+        const std::function<void()> claim = [&] {
+            const job_marker marker;
+            for (std::size_t i = next.fetch_add(1); i < items; i = next.fetch_add(1)) work(i);
+        };
+        {
+            std::lock_guard lock(mutex_);
+            job_ = &claim;
+            helpers_wanted_ = threads - 1;
+            helpers_done_ = 0;
+            ++generation_;
+        }
+        wake_.notify_all();
+        claim();
+        std::unique_lock lock(mutex_);
+        done_.wait(lock, [&] { return helpers_done_ == threads - 1; });
+        job_ = nullptr;
+    }
+
+    ~thread_pool() {
+        {
+            std::lock_guard lock(mutex_);
+            stopping_ = true;
+        }
+        wake_.notify_all();
+        for (std::thread& t : workers_) t.join();
+    }
+
+private:
+    thread_pool() = default;
+
+    static bool& inside_a_job() {
+        thread_local bool inside = false;
+        return inside;
+    }
+    struct job_marker {
+        job_marker() { inside_a_job() = true; }
+        ~job_marker() { inside_a_job() = false; }
+    };
+
+    void ensure_workers(std::size_t count) {
+        while (workers_.size() < count) workers_.emplace_back([this] { serve(); });
+    }
+
+    void serve() {
+        std::size_t seen = 0;
+        std::unique_lock lock(mutex_);
+        for (;;) {
+            wake_.wait(lock, [&] { return stopping_ || (generation_ != seen && helpers_wanted_ > 0); });
+            if (stopping_) return;
+            seen = generation_;
+            --helpers_wanted_;
+            const std::function<void()>* job = job_;
+            lock.unlock();
+            (*job)();
+            lock.lock();
+            ++helpers_done_;
+            done_.notify_one();
+        }
+    }
+
+    std::mutex job_mutex_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::condition_variable done_;
+    std::vector<std::thread> workers_;
+    const std::function<void()>* job_ = nullptr;
+    std::size_t generation_ = 0;
+    std::size_t helpers_wanted_ = 0;
+    std::size_t helpers_done_ = 0;
+    bool stopping_ = false;
+};
+
+inline std::atomic<std::size_t>& thread_count_setting() {
+    static std::atomic<std::size_t> count{std::max(1u, std::thread::hardware_concurrency())};
+    return count;
+}
+
+} // namespace kernels
+
+/// How many threads ctein's kernels use by default: the machine's hardware threads unless
+/// `set_thread_count` said otherwise. A call may also ask for its own count (`ctein::threads(n)`).
+inline std::size_t thread_count() noexcept {
+    return kernels::thread_count_setting().load();
+}
+
+/// Sets the default thread count of ctein's kernels (at least 1).
+///
+///     ctein::set_thread_count(1);   // single-threaded from here on
+inline void set_thread_count(std::size_t count) noexcept {
+    kernels::thread_count_setting().store(std::max<std::size_t>(count, 1));
+}
+
+} // namespace ctein

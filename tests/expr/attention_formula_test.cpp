@@ -1,0 +1,109 @@
+// The attention formula as the seeds write it — softmax(einsum(q, k) * scale + mask), then einsum
+// with v — is recognised and runs the kernel ctein::attention runs: bitwise-equal results. Also
+// the lazy einsum it builds on, and the weights read on their own.
+#include <ctein/ctein.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <type_traits>
+
+namespace {
+
+template <class Tensor>
+void fill(Tensor& t, unsigned salt) {
+    for (std::size_t i = 0; i < t.size(); ++i) {
+        const unsigned x = static_cast<unsigned>(i) * 2654435761u + salt * 40503u;
+        t.data()[i] = static_cast<float>((x >> 8) % 2048) / 1024.0f - 1.0f;
+    }
+}
+
+template <class A, class B>
+bool bitwise_equal(const A& a, const B& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (a.data()[i] != b.data()[i]) return false;
+    return true;
+}
+
+constexpr std::size_t B = 2, H = 4, T = 33, D = 64;
+
+} // namespace
+
+TEST_CASE("the formula and ctein::attention give bitwise-equal results", "[attention][formula]") {
+    ctein::tensor<float, "b h s d", B, H, T, D> q, k, v;
+    fill(q, 1);
+    fill(k, 2);
+    fill(v, 3);
+    const float scale = 1.0f / std::sqrt(float(D));
+
+    SECTION("no mask") {
+        const auto o = ctein::einsum<"b h q k, b h k d -> b h q d">(
+            ctein::softmax<"k">(ctein::einsum<"b h q d, b h k d -> b h q k">(q, k) * scale), v);
+        static_assert(std::is_same_v<decltype(o), const ctein::tensor<float, "b h q d", B, H, T, D>>);
+        CHECK(bitwise_equal(o, ctein::attention(q, k, v, ctein::scale(scale))));
+    }
+    SECTION("causal, divided by sqrt(d) as the seeds write it") {
+        const auto o = ctein::einsum<"b h q k, b h k d -> b h q d">(
+            ctein::softmax<"k">(ctein::einsum<"b h q d, b h k d -> b h q k">(q, k) / std::sqrt(float(D)) +
+                                ctein::causal),
+            v);
+        CHECK(bitwise_equal(
+            o, ctein::attention(q, k, v, ctein::causal, ctein::scale(1.0f / std::sqrt(float(D))))));
+    }
+    SECTION("a key-padding mask tensor and key lengths, other axis names") {
+        ctein::tensor<bool, "b k", B, T> keep;
+        for (std::size_t j = 0; j < T; ++j) keep(0, j) = keep(1, j) = j % 3 != 1;
+        const auto weights = ctein::softmax<"key">(
+            scale * ctein::einsum<"batch head query dim, batch head key dim -> batch head query key">(q, k) +
+            ctein::mask(keep) + ctein::key_padding({T, 20}));
+        const auto o =
+            ctein::einsum<"batch head query key, batch head key dim -> batch head query dim">(weights, v);
+        static_assert(
+            std::is_same_v<decltype(o), const ctein::tensor<float, "batch head query dim", B, H, T, D>>);
+        CHECK(bitwise_equal(o, ctein::attention(q, k, v, ctein::scale(scale), ctein::mask(keep),
+                                                ctein::key_padding({T, 20}))));
+        // the weights read on their own are attention's weights
+        const auto [out, w] = ctein::attention(q, k, v, ctein::scale(scale), ctein::mask(keep),
+                                               ctein::key_padding({T, 20}), ctein::with_weights);
+        CHECK(bitwise_equal(ctein::eval(weights), w));
+        CHECK(weights(1, 2, 3, 1) == 0.0f);
+    }
+}
+
+TEST_CASE("weights multiplied by another pattern are read as a tensor", "[attention][formula]") {
+    ctein::tensor<float, "b h s d", 1, 2, 7, 32> q, k, v;
+    fill(q, 1);
+    fill(k, 2);
+    fill(v, 3);
+    const auto weights = ctein::softmax<"k">(ctein::einsum<"b h q d, b h k d -> b h q k">(q, k) * 0.25f);
+    const auto merged = ctein::einsum<"b h q k, b h k d -> b q h d">(weights, v); // not attention's layout
+    const auto o = ctein::attention(q, k, v, ctein::scale(0.25f));
+    for (std::size_t h = 0; h < 2; ++h)
+        for (std::size_t i = 0; i < 7; ++i)
+            for (std::size_t d = 0; d < 32; ++d) // |v| < 1, so outputs are too: 1e-5 of their largest
+                CHECK(merged(0, i, h, d) == Approx(o(0, h, i, d)).margin(1e-5));
+}
+
+TEST_CASE("einsum is lazy: computed when read, shapes checked when made", "[einsum][formula]") {
+    ctein::tensor<float, "i j", 2, 3> a;
+    ctein::tensor<float, "j k", 3, 2> b;
+    a(0, 0) = 1;
+    b(0, 1) = 2;
+    const auto product = ctein::einsum<"i j, j k -> i k">(a, b);
+    a(0, 0) = 3; // read below: the operands are borrowed until then
+    CHECK(product(0, 1) == 6.0f);
+    a(0, 0) = 5; // already computed
+    CHECK(product(0, 1) == 6.0f);
+    CHECK(ctein::eval(product)(0, 1) == 6.0f);
+    // a temporary operand is computed at once, giving the tensor itself
+    const auto now = ctein::einsum<"i j, j k -> i k">(ctein::eval(a), b);
+    static_assert(std::is_same_v<decltype(now), const ctein::tensor<float, "i k", 2, 2>>);
+    CHECK(now(0, 1) == 10.0f);
+
+    std::vector<float> data(6);
+    const auto dynamic = ctein::adapt<"", ctein::dyn, ctein::dyn>(data.data(), 3, 2);
+    CHECK_THROWS_AS((ctein::einsum<"i j, j k -> i k">(a, ctein::rearrange<"j k -> k j">(dynamic))),
+                    ctein::shape_error);
+}

@@ -1,0 +1,487 @@
+#include <ctein/kernels/attention.hpp>
+
+#include "../support/naive_attention.hpp"
+
+#include <catch2/catch.hpp>
+#include <xsimd/xsimd.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+using ctein::kernels::attention_problem;
+using ctein::kernels::mask_kind;
+
+namespace {
+
+constexpr float nan = std::numeric_limits<float>::quiet_NaN();
+constexpr float inf = std::numeric_limits<float>::infinity();
+
+struct shape {
+    std::size_t batch = 1, query_heads = 1, kv_heads = 1, queries = 1, keys = 1, head_size = 64;
+};
+
+/// The operands of one call and the problem that points at them. Strided operands are stored
+/// token-major with their heads interleaved and padded rows; padding holds NaN, and so does the
+/// output before the call, so reading padding or leaving an output unwritten shows up as NaN.
+struct call {
+    shape sh;
+    using floats = std::vector<float, xsimd::aligned_allocator<float, 64>>;
+    floats q, k, v, out, weights;
+    std::vector<float> additive;
+    std::unique_ptr<bool[]> flags;
+    std::vector<std::int64_t> lengths;
+    attention_problem p;
+
+    call(const shape& s, bool strided, std::uint32_t seed = 1)
+        : sh(s) {
+        std::mt19937 gen(seed);
+        std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+        const auto place = [&](floats& data, std::size_t heads, std::size_t tokens,
+                               ctein::kernels::token_strides& st, std::size_t pad, bool fill) {
+            const std::size_t row = s.head_size + (strided ? pad : 0);
+            data.assign(s.batch * heads * tokens * row, nan);
+            if (strided)
+                st = {static_cast<std::ptrdiff_t>(tokens * heads * row), static_cast<std::ptrdiff_t>(row),
+                      static_cast<std::ptrdiff_t>(heads * row)};
+            else
+                st = {static_cast<std::ptrdiff_t>(heads * tokens * row),
+                      static_cast<std::ptrdiff_t>(tokens * row), static_cast<std::ptrdiff_t>(row)};
+            if (!fill) return;
+            for (std::size_t b = 0; b < s.batch; ++b)
+                for (std::size_t h = 0; h < heads; ++h)
+                    for (std::size_t t = 0; t < tokens; ++t)
+                        for (std::size_t d = 0; d < s.head_size; ++d)
+                            data[b * st.batch + h * st.head + t * st.token + d] = uniform(gen);
+        };
+        place(q, s.query_heads, s.queries, p.q_strides, 3, true);
+        place(k, s.kv_heads, s.keys, p.k_strides, 5, true);
+        place(v, s.kv_heads, s.keys, p.v_strides, 1, true);
+        place(out, s.query_heads, s.queries, p.out_strides, 2, false);
+        p.batch = s.batch;
+        p.query_heads = s.query_heads;
+        p.kv_heads = s.kv_heads;
+        p.queries = s.queries;
+        p.keys = s.keys;
+        p.head_size = s.head_size;
+        p.q = q.data();
+        p.k = k.data();
+        p.v = v.data();
+        p.out = out.data();
+        p.scale = 1.0f / std::sqrt(static_cast<float>(s.head_size));
+    }
+
+    /// Asks for the weights too, [B, H, Tq, Tk] contiguous or, strided, with keys `Tq + 1` apart.
+    void want_weights(bool strided = false) {
+        weights.assign(sh.batch * sh.query_heads * sh.queries * sh.keys * (strided ? sh.queries + 1 : 1),
+                       nan);
+        p.weights = weights.data();
+        const auto keys = static_cast<std::ptrdiff_t>(sh.keys),
+                   queries = static_cast<std::ptrdiff_t>(sh.queries);
+        const auto heads = static_cast<std::ptrdiff_t>(sh.query_heads);
+        if (strided)
+            p.weights_strides = {heads * queries * keys * (queries + 1), queries * keys * (queries + 1), 1,
+                                 queries + 1};
+        else
+            p.weights_strides = {heads * queries * keys, queries * keys, keys, 1};
+    }
+
+    /// A boolean mask of `elements` flags (true with probability `density`) read with `strides`.
+    void bool_mask(mask_kind kind, std::size_t elements, std::array<std::ptrdiff_t, 4> strides,
+                   double density, std::uint32_t seed = 7) {
+        std::mt19937 gen(seed);
+        std::bernoulli_distribution flag(density);
+        flags = std::make_unique<bool[]>(elements);
+        for (std::size_t e = 0; e < elements; ++e) flags[e] = flag(gen);
+        p.mask = {flags.get(), kind, strides};
+    }
+
+    /// An additive mask: 0 mostly, some -inf, some -2.5, read with `strides`.
+    void additive_mask(std::size_t elements, std::array<std::ptrdiff_t, 4> strides, std::uint32_t seed = 9) {
+        std::mt19937 gen(seed);
+        std::uniform_int_distribution<int> pick(0, 9);
+        additive.resize(elements);
+        for (float& a : additive) {
+            const int x = pick(gen);
+            a = x < 2 ? -inf : x < 4 ? -2.5f : x == 4 ? 1.25f : 0.0f;
+        }
+        p.mask = {additive.data(), mask_kind::additive, strides};
+    }
+
+    [[nodiscard]] float out_at(std::size_t b, std::size_t h, std::size_t i, std::size_t d) const {
+        return out[b * p.out_strides.batch + h * p.out_strides.head + i * p.out_strides.token + d];
+    }
+    [[nodiscard]] float weight_at(std::size_t b, std::size_t h, std::size_t i, std::size_t j) const {
+        const auto& w = p.weights_strides;
+        return weights[b * w[0] + h * w[1] + i * w[2] + j * w[3]];
+    }
+};
+
+/// The worst ratio, over every output (and weight), of |kernel - reference| to its tolerance
+/// 1e-4 * (largest |reference| of its row) + 1e-6: at most 1 passes. NaN counts as infinitely
+/// wrong.
+double worst_error(const call& c, const ctein::testing::naive_attention_result& ref, std::string& where) {
+    double worst = 0.0;
+    const auto note = [&](double error, double tolerance, const char* what, std::size_t b, std::size_t h,
+                          std::size_t i, std::size_t x) {
+        const double ratio = std::isnan(error) ? inf : error / tolerance;
+        if (ratio > worst) {
+            worst = ratio;
+            where = std::string(what) + " b" + std::to_string(b) + " h" + std::to_string(h) + " i" +
+                    std::to_string(i) + " at " + std::to_string(x);
+        }
+    };
+    const shape& s = c.sh;
+    for (std::size_t b = 0; b < s.batch; ++b)
+        for (std::size_t h = 0; h < s.query_heads; ++h)
+            for (std::size_t i = 0; i < s.queries; ++i) {
+                double top = 0.0;
+                for (std::size_t d = 0; d < s.head_size; ++d)
+                    top = std::max(top, std::abs(ref.out_at(b, h, i, d)));
+                for (std::size_t d = 0; d < s.head_size; ++d)
+                    note(std::abs(c.out_at(b, h, i, d) - ref.out_at(b, h, i, d)), 1e-4 * top + 1e-6, "out", b,
+                         h, i, d);
+                if (c.p.weights == nullptr) continue;
+                double wtop = 0.0;
+                for (std::size_t j = 0; j < s.keys; ++j)
+                    wtop = std::max(wtop, std::abs(ref.weight_at(b, h, i, j)));
+                for (std::size_t j = 0; j < s.keys; ++j)
+                    note(std::abs(c.weight_at(b, h, i, j) - ref.weight_at(b, h, i, j)), 1e-4 * wtop + 1e-6,
+                         "weight", b, h, i, j);
+            }
+    return worst;
+}
+
+/// Runs the kernel on `c` and checks it against the reference.
+void check_against_reference(call& c) {
+    ctein::kernels::attention(c.p);
+    const auto ref = ctein::testing::naive_attention(c.p);
+    std::string where;
+    const double worst = worst_error(c, ref, where);
+    INFO("B=" << c.sh.batch << " Hq=" << c.sh.query_heads << " Hkv=" << c.sh.kv_heads << " Tq="
+              << c.sh.queries << " Tk=" << c.sh.keys << " D=" << c.sh.head_size << " worst at " << where);
+    CHECK(worst <= 1.0);
+}
+
+std::string describe(const shape& s) {
+    return "Tq " + std::to_string(s.queries) + ", Tk " + std::to_string(s.keys) + ", D " +
+           std::to_string(s.head_size);
+}
+
+/// Bitwise equality of two float buffers (NaN patterns included).
+bool same_bits(const call::floats& a, const call::floats& b) {
+    return a.size() == b.size() &&
+           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0);
+}
+
+/// Whether every output (and weight) of row (b, h, i) is exactly +0.
+bool row_is_zero(const call& c, std::size_t b, std::size_t h, std::size_t i) {
+    for (std::size_t d = 0; d < c.sh.head_size; ++d)
+        if (c.out_at(b, h, i, d) != 0.0f) return false;
+    if (c.p.weights)
+        for (std::size_t j = 0; j < c.sh.keys; ++j)
+            if (c.weight_at(b, h, i, j) != 0.0f) return false;
+    return true;
+}
+
+} // namespace
+
+// Tolerance throughout: |kernel - reference| <= 1e-4 * max|reference row| + 1e-6, per output row
+// (and per weights row), against a double-precision loop over the same operands.
+
+TEST_CASE("attention matches the reference for every head size, length and layout", "[attention]") {
+    const std::size_t sizes[] = {32, 64, 80, 128, 40, 96};
+    const std::pair<std::size_t, std::size_t> lengths[] = {{1, 1},  {7, 7},  {33, 33},
+                                                           {7, 33}, {33, 7}, {2, 257}};
+    for (std::size_t d : sizes) {
+        for (auto [tq, tk] : lengths) {
+            for (bool strided : {false, true}) {
+                call c({2, 2, 1, tq, tk, d}, strided);
+                INFO(describe(c.sh) << (strided ? ", strided" : ""));
+                check_against_reference(c);
+            }
+        }
+    }
+    SECTION("257 queries and keys") {
+        for (std::size_t d : {64, 128, 40}) {
+            call c({1, 2, 2, 257, 257, d}, d == 40);
+            check_against_reference(c);
+        }
+    }
+    SECTION("another scale") {
+        call c({1, 2, 1, 33, 70, 64}, false);
+        c.p.scale = 0.9f;
+        check_against_reference(c);
+    }
+}
+
+TEST_CASE("attention applies every form of explicit mask", "[attention]") {
+    using strides = std::array<std::ptrdiff_t, 4>;
+    for (std::size_t tq : {33, 3}) {
+        const shape sh{2, 4, 2, tq, 70, 64};
+        const auto T = static_cast<std::ptrdiff_t>(tq), K = static_cast<std::ptrdiff_t>(sh.keys);
+        const std::ptrdiff_t H = 4;
+        struct form {
+            const char* name;
+            std::size_t elements;
+            strides st;
+        };
+        const form forms[] = {
+            {"[B, Tk] and [B, 1, Tk]", 2 * sh.keys, {K, 0, 0, 1}},
+            {"[B, Tq, Tk] and [B, 1, Tq, Tk]", 2 * tq * sh.keys, {T * K, 0, K, 1}},
+            {"[B, H, Tq, Tk]", 2 * 4 * tq * sh.keys, {H * T * K, T * K, K, 1}},
+            {"[B, H, Tq, Tk] stored [B, Tk, H, Tq]", 2 * 4 * tq * sh.keys, {H * T * K, T, 1, H * T}},
+            {"[B, H, Tq, 1]: one value for all keys", 2 * 4 * tq, {H * T, T, 1, 0}},
+        };
+        for (const form& f : forms) {
+            for (mask_kind kind : {mask_kind::keep, mask_kind::ignore, mask_kind::additive}) {
+                call c(sh, false);
+                if (kind == mask_kind::additive)
+                    c.additive_mask(f.elements, f.st);
+                else
+                    c.bool_mask(kind, f.elements, f.st, 0.8);
+                INFO(f.name << ", kind " << static_cast<int>(kind) << ", Tq " << tq);
+                check_against_reference(c);
+            }
+        }
+    }
+}
+
+TEST_CASE("attention honours causal offsets and key lengths", "[attention]") {
+    SECTION("causal offsets") {
+        for (std::size_t tq : {33, 3}) {
+            const std::size_t tk = tq == 3 ? 1000 : 70;
+            const auto diagonal = static_cast<std::ptrdiff_t>(tk) - static_cast<std::ptrdiff_t>(tq);
+            for (std::ptrdiff_t offset :
+                 {std::ptrdiff_t{0}, std::ptrdiff_t{5}, diagonal, std::ptrdiff_t{-3}, std::ptrdiff_t{-40}}) {
+                call c({2, 2, 1, tq, tk, 64}, true);
+                c.p.causal = true;
+                c.p.causal_offset = offset;
+                INFO("Tq " << tq << ", offset " << offset);
+                check_against_reference(c);
+                for (std::size_t i = 0; i < tq; ++i)
+                    if (static_cast<std::ptrdiff_t>(i) + offset < 0) CHECK(row_is_zero(c, 1, 1, i));
+            }
+        }
+    }
+    SECTION("key lengths, 0 included, with causal and a mask") {
+        for (std::size_t tq : {33, 2}) {
+            call c({7, 2, 2, tq, 70, 80}, false);
+            c.lengths = {0, 1, 63, 64, 65, 70, 75};
+            c.p.key_lengths = c.lengths.data();
+            check_against_reference(c);
+            for (std::size_t i = 0; i < tq; ++i) CHECK(row_is_zero(c, 0, 1, i));
+            call d({7, 2, 2, tq, 70, 80}, true);
+            d.lengths = c.lengths;
+            d.p.key_lengths = d.lengths.data();
+            d.p.causal = true;
+            d.p.causal_offset = 70 - static_cast<std::ptrdiff_t>(tq);
+            d.bool_mask(mask_kind::ignore, 7 * 70, {70, 0, 0, 1}, 0.2);
+            check_against_reference(d);
+        }
+    }
+}
+
+TEST_CASE("attention maps query heads to grouped key/value heads", "[attention]") {
+    for (std::size_t kv_heads : {8, 4, 2, 1}) {
+        for (std::size_t tq : {33, 2}) {
+            for (bool causal : {false, true}) {
+                call c({2, 8, kv_heads, tq, 70, 64}, false);
+                c.p.causal = causal;
+                c.p.causal_offset = 70 - static_cast<std::ptrdiff_t>(tq);
+                INFO("groups of " << 8 / kv_heads << ", Tq " << tq << (causal ? ", causal" : ""));
+                check_against_reference(c);
+            }
+        }
+    }
+}
+
+TEST_CASE("attention decodes a few queries over many keys", "[attention]") {
+    for (std::size_t tk : {1, 2, 63, 64, 65, 1000, 4097}) {
+        for (std::size_t tq = 1; tq <= 4; ++tq) {
+            for (std::size_t d : {64, 128}) {
+                call c({1, 4, 2, tq, tk, d}, tk == 65);
+                INFO(describe(c.sh));
+                check_against_reference(c);
+            }
+        }
+        call c({1, 2, 1, 1, tk, 40}, true);
+        INFO("generic head size, Tk " << tk);
+        check_against_reference(c);
+    }
+}
+
+TEST_CASE("attention gives zeros for rows whose keys are all masked", "[attention]") {
+    // Row i of batch 0 is masked entirely when i is even (an ignore mask); every row of batch 1
+    // by key length 0. Prefill, decode, weights and dropout paths.
+    for (std::size_t tq : {9, 3}) {
+        for (int path = 0; path < 3; ++path) {
+            call c({2, 2, 1, tq, 70, 64}, false);
+            std::vector<bool> rows;
+            c.flags = std::make_unique<bool[]>(2 * tq * 70);
+            for (std::size_t b = 0; b < 2; ++b)
+                for (std::size_t i = 0; i < tq; ++i)
+                    for (std::size_t j = 0; j < 70; ++j)
+                        c.flags[(b * tq + i) * 70 + j] = i % 2 == 0 || j % 3 == 0;
+            c.p.mask = {c.flags.get(), mask_kind::ignore, {static_cast<std::ptrdiff_t>(tq * 70), 0, 70, 1}};
+            c.lengths = {70, 0};
+            c.p.key_lengths = c.lengths.data();
+            if (path == 1) c.want_weights();
+            if (path == 2) {
+                c.p.dropout = 0.25f;
+                c.p.dropout_seed = 99;
+            }
+            INFO("Tq " << tq << ", path " << path);
+            check_against_reference(c);
+            for (std::size_t h = 0; h < 2; ++h)
+                for (std::size_t i = 0; i < tq; ++i) {
+                    if (i % 2 == 0) CHECK(row_is_zero(c, 0, h, i));
+                    CHECK(row_is_zero(c, 1, h, i));
+                }
+        }
+    }
+}
+
+TEST_CASE("attention stays finite and right with logits of +-1e4", "[attention]") {
+    // q = 100 e0 and keys whose first feature is +-100 or 99: scores of +-1e4 (and 9900), exact
+    // in floats, so the reference's softmax is the kernel's. Online and two-pass (weights) paths.
+    for (std::size_t tq : {7, 2}) {
+        for (bool causal : {false, true}) {
+            for (bool weights : {false, true}) {
+                call c({1, 2, 1, tq, 65, 64}, false);
+                for (std::size_t h = 0; h < 2; ++h)
+                    for (std::size_t i = 0; i < tq; ++i)
+                        for (std::size_t d = 0; d < 64; ++d)
+                            c.q[h * c.p.q_strides.head + i * c.p.q_strides.token + d] =
+                                d == 0 ? 100.0f : 0.0f;
+                for (std::size_t j = 0; j < 65; ++j) {
+                    c.k[j * c.p.k_strides.token] = j % 3 == 0 ? 100.0f : j % 3 == 1 ? -100.0f : 99.0f;
+                    for (std::size_t d = 1; d < 64; ++d) c.k[j * c.p.k_strides.token + d] = 0.0f;
+                }
+                c.p.scale = 1.0f;
+                c.p.causal = causal;
+                if (weights) c.want_weights();
+                INFO("Tq " << tq << (causal ? ", causal" : "") << (weights ? ", weights" : ""));
+                check_against_reference(c);
+                for (float x : c.out) CHECK(std::isfinite(x));
+            }
+        }
+    }
+}
+
+TEST_CASE("attention results do not depend on the thread count", "[attention]") {
+    struct run {
+        shape sh;
+        bool weights;
+    };
+    for (const run& r : {run{{2, 4, 2, 70, 150, 64}, false}, run{{1, 4, 1, 1, 4097, 128}, false},
+                         run{{2, 4, 2, 20, 100, 40}, true}}) {
+        call::floats outs[2], weights[2];
+        for (std::size_t threads : {1, 2}) {
+            call c(r.sh, false);
+            c.p.causal = true;
+            c.p.causal_offset = static_cast<std::ptrdiff_t>(r.sh.keys - r.sh.queries);
+            c.bool_mask(mask_kind::keep, r.sh.batch * r.sh.keys,
+                        {static_cast<std::ptrdiff_t>(r.sh.keys), 0, 0, 1}, 0.9);
+            c.p.dropout = 0.1f;
+            c.p.dropout_seed = 5;
+            if (r.weights) c.want_weights();
+            c.p.threads = threads;
+            ctein::kernels::attention(c.p);
+            outs[threads - 1] = c.out;
+            weights[threads - 1] = c.weights;
+        }
+        INFO(describe(r.sh));
+        CHECK(same_bits(outs[0], outs[1]));
+        CHECK(same_bits(weights[0], weights[1]));
+    }
+}
+
+TEST_CASE("attention drops weights as the reference does, reproducibly", "[attention]") {
+    for (std::size_t tq : {40, 1}) {
+        call c({2, 2, 1, tq, 300, 64}, false);
+        c.p.dropout = 0.3f;
+        c.p.dropout_seed = 0x123456789abcdefULL;
+        c.p.threads = 2;
+        check_against_reference(c);
+        const call::floats first = c.out;
+        ctein::kernels::attention(c.p);
+        CHECK(same_bits(first, c.out));
+        c.p.dropout_seed += 1;
+        ctein::kernels::attention(c.p);
+        CHECK_FALSE(same_bits(first, c.out));
+    }
+    SECTION("the weights show the drops: about 30 % zeros, the rest scaled") {
+        call c({1, 2, 1, 50, 400, 32}, false);
+        c.want_weights();
+        c.p.dropout = 0.3f;
+        c.p.dropout_seed = 17;
+        check_against_reference(c);
+        std::size_t zeros = 0;
+        for (float w : c.weights) zeros += w == 0.0f;
+        const double fraction = static_cast<double>(zeros) / static_cast<double>(c.weights.size());
+        CHECK(fraction == Approx(0.3).margin(0.01)); // 40000 draws: 4.6 standard deviations
+    }
+}
+
+TEST_CASE("attention writes the weights", "[attention]") {
+    SECTION("rows sum to 1") {
+        call c({2, 3, 3, 33, 70, 64}, true);
+        c.want_weights();
+        check_against_reference(c);
+        for (std::size_t b = 0; b < 2; ++b)
+            for (std::size_t h = 0; h < 3; ++h)
+                for (std::size_t i = 0; i < 33; ++i) {
+                    double sum = 0.0;
+                    for (std::size_t j = 0; j < 70; ++j) sum += c.weight_at(b, h, i, j);
+                    CHECK(sum == Approx(1.0).epsilon(1e-5));
+                }
+    }
+    SECTION("with masks, causal and strided weights, few queries included") {
+        for (std::size_t tq : {33, 2}) {
+            call c({2, 4, 2, tq, 130, 80}, true);
+            c.want_weights(true);
+            c.p.causal = true;
+            c.p.causal_offset = 3;
+            c.additive_mask(2 * 130, {130, 0, 0, 1});
+            check_against_reference(c);
+        }
+    }
+}
+
+TEST_CASE("attention's dropout factors are the Philox draws of each key", "[attention]") {
+    using namespace ctein::kernels::attention_detail;
+    for (std::uint64_t seed : {std::uint64_t{0}, std::uint64_t{0xfedcba9876543210ULL}}) {
+        for (std::uint64_t row : {std::uint64_t{0}, std::uint64_t{12345}, std::uint64_t{0x3'0000'0001ULL}}) {
+            for (std::size_t kb : {std::size_t{0}, 7 * block_keys, std::size_t{0x4'0000'0000ULL}}) {
+                for (float p : {0.1f, 0.5f, 0.97f}) {
+                    const dropout_rule rule(p);
+                    alignas(64) float factors[block_keys];
+                    dropout_row(seed, row, kb, rule, factors);
+                    std::size_t wrong = 0;
+                    for (std::size_t j = 0; j < block_keys; ++j) {
+                        const float u =
+                            ctein::kernels::dropout_uniforms(seed, row, (kb + j) / 4)[(kb + j) % 4];
+                        wrong += factors[j] != (u >= p ? 1.0f / (1.0f - p) : 0.0f);
+                    }
+                    INFO("seed " << seed << ", row " << row << ", key " << kb << ", p " << p);
+                    CHECK(wrong == 0);
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("attention without keys or queries", "[attention]") {
+    call c({2, 2, 1, 5, 0, 64}, false);
+    ctein::kernels::attention(c.p);
+    for (float x : c.out) CHECK(x == 0.0f);
+    call d({2, 2, 1, 0, 9, 64}, false);
+    ctein::kernels::attention(d.p);
+    CHECK(d.out.empty());
+}

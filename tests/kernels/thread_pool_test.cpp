@@ -1,0 +1,87 @@
+#include <ctein/kernels/thread_pool.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+using ctein::kernels::thread_pool;
+
+TEST_CASE("thread_pool runs every item exactly once", "[thread_pool]") {
+    thread_pool& pool = thread_pool::instance();
+    for (std::size_t threads : {1, 2, 3, 8}) {
+        for (std::size_t items : {0, 1, 2, 5, 1000}) {
+            std::vector<std::atomic<int>> runs(items);
+            pool.run(items, threads, [&](std::size_t i) { runs[i].fetch_add(1); });
+            std::size_t wrong = 0;
+            for (const auto& r : runs) wrong += r.load() != 1;
+            INFO(threads << " threads, " << items << " items");
+            CHECK(wrong == 0);
+        }
+    }
+    SECTION("job after job, reusing the workers") {
+        std::atomic<long> total{0};
+        for (int job = 0; job < 200; ++job)
+            pool.run(7, 2, [&](std::size_t i) { total += static_cast<long>(i); });
+        CHECK(total.load() == 200 * 21);
+    }
+}
+
+TEST_CASE("thread_pool shares items between threads", "[thread_pool]") {
+    // Item 0 waits (up to 10 s) until a thread other than its own has run an item, so both
+    // threads must take part however the machine schedules them.
+    std::mutex mutex;
+    std::set<std::thread::id> ids;
+    std::thread::id first_thread;
+    std::atomic<bool> first_started{false}, other_ran{false};
+    thread_pool::instance().run(64, 2, [&](std::size_t i) {
+        {
+            std::lock_guard lock(mutex);
+            ids.insert(std::this_thread::get_id());
+            if (i == 0) first_thread = std::this_thread::get_id();
+            if (i == 0) first_started = true;
+            if (i != 0 && first_started && std::this_thread::get_id() != first_thread) other_ran = true;
+        }
+        if (i == 0) {
+            const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            while (!other_ran && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+        }
+    });
+    CHECK(other_ran.load());
+    CHECK(ids.size() == 2);
+}
+
+TEST_CASE("thread_pool runs on the caller alone for one thread or inside a job", "[thread_pool]") {
+    const auto caller = std::this_thread::get_id();
+    std::atomic<int> elsewhere{0};
+    thread_pool::instance().run(50, 1,
+                                [&](std::size_t) { elsewhere += std::this_thread::get_id() != caller; });
+    CHECK(elsewhere.load() == 0);
+
+    // A run inside a job runs serially on the thread of its outer item.
+    std::atomic<int> inner_runs{0}, inner_elsewhere{0};
+    thread_pool::instance().run(8, 2, [&](std::size_t) {
+        const auto outer = std::this_thread::get_id();
+        thread_pool::instance().run(10, 2, [&](std::size_t) {
+            ++inner_runs;
+            inner_elsewhere += std::this_thread::get_id() != outer;
+        });
+    });
+    CHECK(inner_runs.load() == 80);
+    CHECK(inner_elsewhere.load() == 0);
+}
+
+TEST_CASE("set_thread_count sets the default thread count, at least 1", "[thread_pool]") {
+    const std::size_t before = ctein::thread_count();
+    CHECK(before >= 1);
+    ctein::set_thread_count(3);
+    CHECK(ctein::thread_count() == 3);
+    ctein::set_thread_count(0);
+    CHECK(ctein::thread_count() == 1);
+    ctein::set_thread_count(before);
+    CHECK(ctein::thread_count() == before);
+}
