@@ -1,5 +1,6 @@
 // The formula's values come from another sequence than its keys.
-// expect-error: Shape mismatch in attention, tokens of keys and values: 16 != 20
+// expect-error: Shape mismatch in attention, 
+// expect-error-gcc: Shape mismatch in attention, tokens of keys and values: 16 != 20
 #include <ctein/ctein.hpp>
 
 int main() {

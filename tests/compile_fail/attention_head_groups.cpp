@@ -1,5 +1,6 @@
 // Grouped-query attention whose key/value heads do not divide the query heads.
-// expect-error: Shape mismatch in attention: 12 query heads are not a multiple of 5 key/value heads
+// expect-error: Shape mismatch in attention: 
+// expect-error-gcc: Shape mismatch in attention: 12 query heads are not a multiple of 5 key/value heads
 #include <ctein/ctein.hpp>
 
 int main() {

@@ -1,5 +1,6 @@
 // Keys split into heads of another size than the queries' (d_model / num_heads computed twice).
-// expect-error: Shape mismatch in attention, features of queries and keys: 64 != 32
+// expect-error: Shape mismatch in attention, 
+// expect-error-gcc: Shape mismatch in attention, features of queries and keys: 64 != 32
 #include <ctein/ctein.hpp>
 
 int main() {

@@ -1,5 +1,6 @@
 // Queries passed before the head split: [batch, tokens, channels] instead of [batch, heads, tokens, d].
-// expect-error: Wrong shape of attention queries: expected 4 dims [batch, heads, tokens, features]. Received 3-dim tensor.
+// expect-error: Wrong shape of attention 
+// expect-error-gcc: Wrong shape of attention queries: expected 4 dims [batch, heads, tokens, features]. Received 3-dim tensor.
 #include <ctein/ctein.hpp>
 
 int main() {

@@ -1,5 +1,6 @@
 // A cross-attention mask built for the queries' length where the keys' is needed ([B, Tq] for [B, Tk]).
-// expect-error: Shape mismatch in attention mask, keys axis: 10 does not broadcast to 12
+// expect-error: Shape mismatch in attention mask, 
+// expect-error-gcc: Shape mismatch in attention mask, keys axis: 10 does not broadcast to 12
 #include <ctein/ctein.hpp>
 
 int main() {

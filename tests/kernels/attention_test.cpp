@@ -101,14 +101,19 @@ struct call {
         p.mask = {flags.get(), kind, strides};
     }
 
-    /// An additive mask: 0 mostly, some -inf, some -2.5, read with `strides`.
+    /// An additive mask: 0 mostly, some -inf, some float minimum, some -2.5 and 1.25, read with
+    /// `strides`.
     void additive_mask(std::size_t elements, std::array<std::ptrdiff_t, 4> strides, std::uint32_t seed = 9) {
         std::mt19937 gen(seed);
         std::uniform_int_distribution<int> pick(0, 9);
         additive.resize(elements);
         for (float& a : additive) {
             const int x = pick(gen);
-            a = x < 2 ? -inf : x < 4 ? -2.5f : x == 4 ? 1.25f : 0.0f;
+            a = x < 1    ? -inf
+                : x < 2  ? -std::numeric_limits<float>::max()
+                : x < 4  ? -2.5f
+                : x == 4 ? 1.25f
+                         : 0.0f;
         }
         p.mask = {additive.data(), mask_kind::additive, strides};
     }
@@ -317,18 +322,27 @@ TEST_CASE("attention decodes a few queries over many keys", "[attention]") {
 }
 
 TEST_CASE("attention gives zeros for rows whose keys are all masked", "[attention]") {
-    // Row i of batch 0 is masked entirely when i is even (an ignore mask); every row of batch 1
-    // by key length 0. Prefill, decode, weights and dropout paths.
+    // Row i of batch 0 is masked entirely when i is even (an ignore mask, or an additive one of
+    // -inf and float minimums); every row of batch 1 by key length 0. Online, weights and
+    // dropout paths, many and few queries.
     for (std::size_t tq : {9, 3}) {
-        for (int path = 0; path < 3; ++path) {
+        for (int path = 0; path < 4; ++path) {
             call c({2, 2, 1, tq, 70, 64}, false);
-            std::vector<bool> rows;
-            c.flags = std::make_unique<bool[]>(2 * tq * 70);
-            for (std::size_t b = 0; b < 2; ++b)
-                for (std::size_t i = 0; i < tq; ++i)
-                    for (std::size_t j = 0; j < 70; ++j)
-                        c.flags[(b * tq + i) * 70 + j] = i % 2 == 0 || j % 3 == 0;
-            c.p.mask = {c.flags.get(), mask_kind::ignore, {static_cast<std::ptrdiff_t>(tq * 70), 0, 70, 1}};
+            const std::array<std::ptrdiff_t, 4> strides{static_cast<std::ptrdiff_t>(tq * 70), 0, 70, 1};
+            if (path == 3) {
+                c.additive.resize(2 * tq * 70);
+                for (std::size_t e = 0; e < c.additive.size(); ++e) {
+                    const std::size_t i = e / 70 % tq, j = e % 70;
+                    c.additive[e] =
+                        i % 2 == 0 || j % 3 == 0 ? (j % 2 ? -inf : -std::numeric_limits<float>::max()) : 0.5f;
+                }
+                c.p.mask = {c.additive.data(), mask_kind::additive, strides};
+            } else {
+                c.flags = std::make_unique<bool[]>(2 * tq * 70);
+                for (std::size_t e = 0; e < 2 * tq * 70; ++e)
+                    c.flags[e] = e / 70 % tq % 2 == 0 || e % 70 % 3 == 0;
+                c.p.mask = {c.flags.get(), mask_kind::ignore, strides};
+            }
             c.lengths = {70, 0};
             c.p.key_lengths = c.lengths.data();
             if (path == 1) c.want_weights();

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -73,6 +74,24 @@ TEST_CASE("thread_pool runs on the caller alone for one thread or inside a job",
     });
     CHECK(inner_runs.load() == 80);
     CHECK(inner_elsewhere.load() == 0);
+}
+
+TEST_CASE("thread_pool hands an exception of a piece to the caller", "[thread_pool]") {
+    for (std::size_t threads : {1, 2}) {
+        std::atomic<int> ran{0};
+        const auto job = [&] {
+            thread_pool::instance().run(100, threads, [&](std::size_t i) {
+                ++ran;
+                if (i == 10) throw std::runtime_error("piece 10");
+            });
+        };
+        CHECK_THROWS_WITH(job(), "piece 10");
+        CHECK(ran.load() <= 100);
+        // The pool still works afterwards.
+        std::atomic<int> after{0};
+        thread_pool::instance().run(50, threads, [&](std::size_t) { ++after; });
+        CHECK(after.load() == 50);
+    }
 }
 
 TEST_CASE("set_thread_count sets the default thread count, at least 1", "[thread_pool]") {

@@ -30,6 +30,11 @@ struct naive_attention_result {
     }
 };
 
+/// Additive mask values at or below this leave their key out, as -inf does (the kernel keeps
+/// masked scores finite: 2^(a log2 e) with a below this is its "masked" sentinel). So a float
+/// minimum, as PyTorch code often uses, masks, and a row of them gives zeros.
+inline constexpr double additive_masks_below = -3.4e29;
+
 /// Whether key j takes part in row (b, h, i), and the additive term of its score.
 struct naive_key {
     bool kept = true;
@@ -57,7 +62,7 @@ inline naive_key naive_mask(const kernels::attention_problem& p, std::size_t b, 
         break;
     case kernels::mask_kind::additive: {
         const float a = static_cast<const float*>(m.data)[at];
-        if (a == -std::numeric_limits<float>::infinity()) key.kept = false;
+        if (a <= additive_masks_below) key.kept = false;
         key.added = a;
         break;
     }

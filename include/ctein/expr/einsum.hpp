@@ -1,6 +1,7 @@
 // einsum: einops' einsum with the pattern checked by the compiler ("b h q d, b h k d -> b h q k":
-// multi-letter axis names, `_`, the ellipsis), computed by the reference contraction into a new
-// contiguous tensor named by the right side.
+// multi-letter axis names, `_`, the ellipsis): a lazy expression that computes a new contiguous
+// tensor named by the right side when read, by the packed GEMM for two-operand contractions and by
+// the reference loop otherwise.
 #pragma once
 
 #include "../kernels/einsum_reference.hpp"

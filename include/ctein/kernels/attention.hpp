@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "detail/quiet_intrinsics_begin.hpp"
+
 namespace ctein::kernels {
 
 namespace attention_detail {
@@ -38,9 +40,10 @@ inline void zero_outputs(const attention_problem& p) noexcept {
 
 /// Computes `p.out` (and `p.weights` when given) for the attention call `p`: per batch and query
 /// head h, softmax(q·kᵀ·scale + masks)·v over key/value head h / (query_heads / kv_heads), with
-/// dropout on the normalised weights. Rows whose keys are all masked give zeros. Results do not
-/// depend on `p.threads`. Head sizes 32, 64, 80 and 128 have their own compiled kernels; others
-/// run a generic one (padded to whole vectors).
+/// dropout on the normalised weights. Rows whose keys are all masked give zeros (additive mask
+/// values below about -3.5e29, -inf and the float minimum included, mask their key). Results do
+/// not depend on `p.threads`. Head sizes 32, 64, 80 and 128 have their own compiled kernels;
+/// others run a generic one (padded to whole vectors). Needs kv_heads dividing query_heads.
 ///
 ///     ctein::kernels::attention_problem p;
 ///     p.queries = p.keys = 128; p.head_size = 64;
@@ -74,3 +77,5 @@ inline void attention(const attention_problem& p) {
 }
 
 } // namespace ctein::kernels
+
+#include "detail/quiet_intrinsics_end.hpp"

@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "detail/quiet_intrinsics_begin.hpp"
+
 namespace ctein::kernels::attention_detail {
 
 /// Queries per head up to which a call takes the decode path.
@@ -164,3 +166,5 @@ void decode(const attention_problem& p, std::size_t dp) {
 }
 
 } // namespace ctein::kernels::attention_detail
+
+#include "detail/quiet_intrinsics_end.hpp"

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "detail/quiet_intrinsics_begin.hpp"
+
 namespace ctein::kernels::attention_detail {
 
 namespace mask_vectors {
@@ -24,8 +26,9 @@ inline float bool_bias(bool value, mask_kind kind) noexcept {
     return value == (kind == mask_kind::keep) ? 0.0f : masked_score;
 }
 
-/// An additive mask value in log2 units; -inf and values so negative that they reach the masked
-/// score (below about -7e29) become exactly the masked score.
+/// An additive mask value in log2 units, never below the masked score (-inf becomes it). Values
+/// below about -3.5e29 (-inf, the float minimum) leave the key out: their weight is exactly 0,
+/// and a row with no other key gives zeros.
 inline float additive_bias(float value) noexcept {
     return std::max(value * log2e, masked_score);
 }
@@ -93,3 +96,5 @@ inline void tile_bias(const attention_problem& p, const row_set& s, std::size_t 
 }
 
 } // namespace ctein::kernels::attention_detail
+
+#include "detail/quiet_intrinsics_end.hpp"

@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "detail/quiet_intrinsics_begin.hpp"
+
 namespace ctein::kernels::attention_detail {
 
 using batch = xsimd::batch<float>;
@@ -193,3 +195,5 @@ inline void write_out_row(const attention_problem& p, const row_set& s, std::siz
 }
 
 } // namespace ctein::kernels::attention_detail
+
+#include "detail/quiet_intrinsics_end.hpp"

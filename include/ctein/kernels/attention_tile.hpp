@@ -16,6 +16,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "detail/quiet_intrinsics_begin.hpp"
+
 namespace ctein::kernels::attention_detail {
 
 /// What a step does with its scores. `online`: softmax with a running max and sum, weights times
@@ -242,7 +244,8 @@ inline void all_weighted_values(float* o, std::size_t dp, const float* p, const 
         std::memcpy(&v, &x, sizeof v);
         const auto swapped = [&]<std::size_t... L>(std::index_sequence<L...>) {
             return __builtin_shufflevector(v, v, static_cast<int>(L ^ w)...);
-        }(std::make_index_sequence<lanes>{});
+        }
+        (std::make_index_sequence<lanes>{});
         batch other;
         std::memcpy(&other, &swapped, sizeof other);
         x = xsimd::max(x, other);
@@ -262,7 +265,8 @@ template <step_mode Mode>
     (batch::load_aligned(l) * alpha).store_aligned(l);
     if constexpr (Mode == step_mode::online) {
         float* o = s.o + row * s.dp;
-        for (std::size_t k = 0; k < s.dp; k += lanes) (batch::load_aligned(o + k) * alpha).store_aligned(o + k);
+        for (std::size_t k = 0; k < s.dp; k += lanes)
+            (batch::load_aligned(o + k) * alpha).store_aligned(o + k);
     }
 }
 
@@ -435,3 +439,5 @@ void row_step(std::size_t rows, const attention_problem& p, row_set& s, std::siz
 }
 
 } // namespace ctein::kernels::attention_detail
+
+#include "detail/quiet_intrinsics_end.hpp"

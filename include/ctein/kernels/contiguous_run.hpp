@@ -13,6 +13,8 @@
 
 #if defined(__SSE2__)
 #include <immintrin.h>
+
+#include "detail/quiet_intrinsics_begin.hpp"
 #endif
 
 namespace ctein::kernels {
@@ -163,3 +165,5 @@ void fill_run(T* to, const T& value, std::size_t n) noexcept {
 }
 
 } // namespace ctein::kernels
+
+#include "detail/quiet_intrinsics_end.hpp"

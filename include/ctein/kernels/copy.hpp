@@ -11,6 +11,8 @@
 #include <array>
 #include <cstddef>
 
+#include "detail/quiet_intrinsics_begin.hpp"
+
 namespace ctein::kernels {
 
 namespace detail {
@@ -172,3 +174,5 @@ void copy_strided(const T* src, const std::array<strided_axis, N>& axes, T* dst)
 }
 
 } // namespace ctein::kernels
+
+#include "detail/quiet_intrinsics_end.hpp"

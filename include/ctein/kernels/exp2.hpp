@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "detail/quiet_intrinsics_begin.hpp"
+
 namespace ctein::kernels {
 
 /// Inputs at or below this give exactly 0 (2^-127 is below the smallest normal float).
@@ -51,3 +53,5 @@ template <class A>
 }
 
 } // namespace ctein::kernels
+
+#include "detail/quiet_intrinsics_end.hpp"

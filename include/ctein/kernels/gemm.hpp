@@ -18,6 +18,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "detail/quiet_intrinsics_begin.hpp"
+
 namespace ctein::kernels {
 
 /// A matrix in memory: element (i, j) at `data[i * row_stride + j * col_stride]`.
@@ -257,3 +259,5 @@ void gemm_batched(const strided_matrix<const T>& a, const strided_matrix<const T
 }
 
 } // namespace ctein::kernels
+
+#include "detail/quiet_intrinsics_end.hpp"

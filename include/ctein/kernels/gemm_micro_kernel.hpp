@@ -10,6 +10,8 @@
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
+
+#include "detail/quiet_intrinsics_begin.hpp"
 #endif
 
 namespace ctein::kernels {
@@ -115,3 +117,5 @@ void gemm_micro_kernel(std::size_t kc, const T* a, const T* b, const gemm_tile_t
 }
 
 } // namespace ctein::kernels
+
+#include "detail/quiet_intrinsics_end.hpp"

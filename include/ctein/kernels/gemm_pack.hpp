@@ -13,6 +13,8 @@
 #include <cstring>
 #include <utility>
 
+#include "detail/quiet_intrinsics_begin.hpp"
+
 namespace ctein::kernels {
 
 namespace detail {
@@ -146,3 +148,5 @@ void pack_b_panel(const T* b, std::ptrdiff_t k_stride, std::ptrdiff_t col_stride
 }
 
 } // namespace ctein::kernels
+
+#include "detail/quiet_intrinsics_end.hpp"

@@ -17,6 +17,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "detail/quiet_intrinsics_begin.hpp"
+
 namespace ctein::kernels {
 
 /// How reduction R folds elements of T: its identity (the result over no elements), a step
@@ -277,3 +279,5 @@ void reduce_strided(const T* src, const std::array<strided_axis, K>& kept,
 }
 
 } // namespace ctein::kernels
+
+#include "detail/quiet_intrinsics_end.hpp"

@@ -8,6 +8,8 @@
 #include <array>
 #include <cstddef>
 
+#include "detail/quiet_intrinsics_begin.hpp"
+
 namespace ctein::kernels {
 
 /// The axes of a walk that matter: `rank` of them, none of length 1; `empty` when an axis has
@@ -68,3 +70,5 @@ void for_each_offset(const simplified_walk<N>& walk, std::size_t rank, Visit&& v
 }
 
 } // namespace ctein::kernels
+
+#include "detail/quiet_intrinsics_end.hpp"

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -26,7 +27,8 @@ public:
     }
 
     /// Calls `work(i)` once for every i in [0, items), on at most `threads` threads; returns when
-    /// all calls have returned. Pieces run on the caller's thread alone when `threads` <= 1.
+    /// all calls have returned. Pieces run on the caller's thread alone when `threads` <= 1. If a
+    /// call throws, pieces not yet started are skipped and the exception reaches the caller.
     template <class Work>
     void run(std::size_t items, std::size_t threads, Work&& work) {
         threads = std::min(threads, items);
@@ -37,9 +39,19 @@ public:
         std::unique_lock job_lock(job_mutex_); // one parallel job at a time
         ensure_workers(threads - 1);
         std::atomic<std::size_t> next{0};
+        // A piece that throws stops the claiming; the first exception is rethrown here once every
+        // thread has left the job (the job's state lives on this stack frame).
+        std::exception_ptr failure;
+        std::mutex failure_mutex;
         const std::function<void()> claim = [&] {
             const job_marker marker;
-            for (std::size_t i = next.fetch_add(1); i < items; i = next.fetch_add(1)) work(i);
+            try {
+                for (std::size_t i = next.fetch_add(1); i < items; i = next.fetch_add(1)) work(i);
+            } catch (...) {
+                next = items;
+                const std::lock_guard lock(failure_mutex);
+                if (!failure) failure = std::current_exception();
+            }
         };
         {
             std::lock_guard lock(mutex_);
@@ -53,6 +65,8 @@ public:
         std::unique_lock lock(mutex_);
         done_.wait(lock, [&] { return helpers_done_ == threads - 1; });
         job_ = nullptr;
+        lock.unlock();
+        if (failure) std::rethrow_exception(failure);
     }
 
     ~thread_pool() {

@@ -13,6 +13,8 @@
 #include <cstring>
 #include <utility>
 
+#include "detail/quiet_intrinsics_begin.hpp"
+
 namespace ctein::kernels {
 
 namespace detail {
@@ -108,3 +110,5 @@ void transpose_tiled(const T* src, std::ptrdiff_t src_stride, std::size_t rows, 
 }
 
 } // namespace ctein::kernels
+
+#include "detail/quiet_intrinsics_end.hpp"
