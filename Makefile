@@ -11,7 +11,7 @@ BENCH_BUILD ?= build-bench
 
 DEMO_PACKAGES := g++ cmake make xtensor-dev libxsimd-dev libboost-dev
 TEST_PACKAGES := $(DEMO_PACKAGES) catch2 nlohmann-json3-dev clang-14
-BENCH_PACKAGES := $(DEMO_PACKAGES) libbenchmark-dev
+BENCH_PACKAGES := $(DEMO_PACKAGES) libbenchmark-dev python3
 
 .PHONY: demo test test-sanitize bench clean
 
@@ -46,8 +46,11 @@ bench:
 	$(BENCH_BUILD)/benchmarks/ctein_bench_rearrange
 	$(BENCH_BUILD)/benchmarks/ctein_bench_reduce
 	$(BENCH_BUILD)/benchmarks/ctein_bench_gemm
-	$(BENCH_BUILD)/benchmarks/ctein_bench_attention
-	for peer in $(BENCH_BUILD)/benchmarks/ctein_bench_attention_torch*; do if [ -x "$$peer" ]; then "$$peer" || exit 1; fi; done
+	rm -rf $(BENCH_BUILD)/results && mkdir -p $(BENCH_BUILD)/results
+	$(BENCH_BUILD)/benchmarks/ctein_bench_attention --benchmark_out=$(BENCH_BUILD)/results/attention.json
+	for peer in $(BENCH_BUILD)/benchmarks/ctein_bench_attention_torch*; do if [ -x "$$peer" ]; then \
+	    "$$peer" --benchmark_out=$(BENCH_BUILD)/results/$$(basename $$peer).json || exit 1; fi; done
+	python3 benchmarks/attention_table.py $(BENCH_BUILD)/results/*.json
 	benchmarks/compile_time/run.sh $(BENCH_BUILD)
 
 clean:

@@ -9,16 +9,17 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <random>
 #include <vector>
 
 namespace {
 
+/// Random activations in [-1, 1); `seed` gives each tensor its own.
 template <class Tensor>
-void fill(Tensor& t, unsigned salt) {
-    for (std::size_t i = 0; i < t.size(); ++i) {
-        const unsigned x = static_cast<unsigned>(i) * 2654435761u + salt * 40503u;
-        t.data()[i] = static_cast<float>((x >> 8) % 2048) / 1024.0f - 1.0f;
-    }
+void fill(Tensor& t, unsigned seed) {
+    std::mt19937 engine(seed);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    for (std::size_t i = 0; i < t.size(); ++i) t.data()[i] = uniform(engine);
 }
 
 template <class A, class B>

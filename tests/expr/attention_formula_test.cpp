@@ -3,6 +3,8 @@
 // the lazy einsum it builds on, and the weights read on their own.
 #include <ctein/ctein.hpp>
 
+#include "../support/deterministic_fill.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -11,13 +13,7 @@
 
 namespace {
 
-template <class Tensor>
-void fill(Tensor& t, unsigned salt) {
-    for (std::size_t i = 0; i < t.size(); ++i) {
-        const unsigned x = static_cast<unsigned>(i) * 2654435761u + salt * 40503u;
-        t.data()[i] = static_cast<float>((x >> 8) % 2048) / 1024.0f - 1.0f;
-    }
-}
+using ctein::testing::deterministic_fill;
 
 template <class A, class B>
 bool bitwise_equal(const A& a, const B& b) {
@@ -33,9 +29,9 @@ constexpr std::size_t B = 2, H = 4, T = 33, D = 64;
 
 TEST_CASE("the formula and ctein::attention give bitwise-equal results", "[attention][formula]") {
     ctein::tensor<float, "b h s d", B, H, T, D> q, k, v;
-    fill(q, 1);
-    fill(k, 2);
-    fill(v, 3);
+    deterministic_fill(q, 1);
+    deterministic_fill(k, 2);
+    deterministic_fill(v, 3);
     const float scale = 1.0f / std::sqrt(float(D));
 
     SECTION("no mask") {
@@ -74,9 +70,9 @@ TEST_CASE("the formula and ctein::attention give bitwise-equal results", "[atten
 
 TEST_CASE("weights multiplied by another pattern are read as a tensor", "[attention][formula]") {
     ctein::tensor<float, "b h s d", 1, 2, 7, 32> q, k, v;
-    fill(q, 1);
-    fill(k, 2);
-    fill(v, 3);
+    deterministic_fill(q, 1);
+    deterministic_fill(k, 2);
+    deterministic_fill(v, 3);
     const auto weights = ctein::softmax<"k">(ctein::einsum<"b h q d, b h k d -> b h q k">(q, k) * 0.25f);
     const auto merged = ctein::einsum<"b h q k, b h k d -> b q h d">(weights, v); // not attention's layout
     const auto o = ctein::attention(q, k, v, ctein::scale(0.25f));

@@ -5,6 +5,8 @@
 #include <ctein/ctein.hpp>
 #include <ctein/xtensor.hpp>
 
+#include "../support/deterministic_fill.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -14,14 +16,7 @@
 
 namespace {
 
-/// Deterministic values in [-1, 1).
-template <class Tensor>
-void fill(Tensor& t, unsigned salt) {
-    for (std::size_t i = 0; i < t.size(); ++i) {
-        const unsigned x = static_cast<unsigned>(i) * 2654435761u + salt * 40503u;
-        t.data()[i] = static_cast<float>((x >> 8) % 2048) / 1024.0f - 1.0f;
-    }
-}
+using ctein::testing::deterministic_fill;
 
 /// |a - b| <= 1e-5 · max |b| element by element: the same kernel on equivalent inputs, summed in
 /// another order at most.
@@ -49,9 +44,9 @@ using qkv_tensor = ctein::tensor<float, "b h s d", B, H, T, D>;
 struct inputs {
     qkv_tensor q, k, v;
     inputs() {
-        fill(q, 1);
-        fill(k, 2);
-        fill(v, 3);
+        deterministic_fill(q, 1);
+        deterministic_fill(k, 2);
+        deterministic_fill(v, 3);
     }
 };
 
@@ -150,8 +145,8 @@ TEST_CASE("grouped-query attention equals attention on repeated key/value heads"
     for (const std::size_t groups : {1, 2, 4}) {
         INFO(groups << " key/value heads");
         ctein::tensor<float, "b g s d", B, ctein::dyn, T, D> k(groups), v(groups);
-        fill(k, 7);
-        fill(v, 8);
+        deterministic_fill(k, 7);
+        deterministic_fill(v, 8);
         const std::size_t r = H / groups;
         const auto k_all = ctein::eval(ctein::repeat<"b g s d -> b (g r) s d">(k, ctein::len<"r">(r)));
         const auto v_all = ctein::eval(ctein::repeat<"b g s d -> b (g r) s d">(v, ctein::len<"r">(r)));
@@ -162,7 +157,7 @@ TEST_CASE("grouped-query attention equals attention on repeated key/value heads"
 
 TEST_CASE("attention reads head-split views in place and xtensor containers", "[attention]") {
     ctein::tensor<float, "b s c", B, T, H * D> x;
-    fill(x, 11);
+    deterministic_fill(x, 11);
     const auto q = ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h", H>);
     const auto contiguous = ctein::eval(q);
     CHECK(bitwise_equal(ctein::attention(q, q, q), ctein::attention(contiguous, contiguous, contiguous)));

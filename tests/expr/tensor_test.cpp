@@ -20,6 +20,21 @@ TEST_CASE("tensors are zero-initialised, aligned, and know their extents", "[exp
     STATIC_REQUIRE(std::is_same_v<decltype(cx.view()), view<const float, "b s c", extents<2, dyn, 16>>>);
 }
 
+TEST_CASE("uninitialized tensors have their extents and alignment, and keep what is written", "[expr]") {
+    tensor<float, "b s c", 2, 3, 16> fixed(uninitialized);
+    CHECK(fixed.size() == 96);
+    CHECK(reinterpret_cast<std::uintptr_t>(fixed.data()) % 64 == 0);
+    tensor<float, "b s c", 2, dyn, 16> sized(extents<2, dyn, 16>(5), uninitialized);
+    CHECK(sized.size() == 160);
+    CHECK(sized.extent(1) == 5);
+    CHECK(reinterpret_cast<std::uintptr_t>(sized.data()) % 64 == 0);
+    for (std::size_t i = 0; i < sized.size(); ++i) sized.data()[i] = static_cast<float>(i);
+    CHECK(sized(1, 4, 15) == 159.0f);
+    tensor<float, "b", 0> empty(uninitialized);
+    CHECK(empty.data() == nullptr);
+    STATIC_REQUIRE_FALSE(std::is_convertible_v<decltype(uninitialized), std::size_t>);
+}
+
 TEST_CASE("tensors copy and move their elements", "[expr]") {
     tensor<int, "", 3> a;
     a(2) = 7;

@@ -105,7 +105,8 @@ auto compute_attention(const Q& q, const K& k, const V& v, const Mask* mask,
     const plan::attention_shape shape = attention_shape_at_run_time(q, k, v, mask, request);
     using output_type = tensor_of<float, OutputNames, typename planned::output_extents>;
     output_type out(planned::output_extents::from_all(
-        std::array<std::size_t, 4>{shape.batch, shape.query_heads, shape.queries, shape.head_size}));
+        std::array<std::size_t, 4>{shape.batch, shape.query_heads, shape.queries, shape.head_size}),
+                   uninitialized); // the kernel writes every row, zeros for fully masked ones
 
     const token_rows q_rows(q), k_rows(k), v_rows(v);
     kernels::attention_problem p;
@@ -139,7 +140,8 @@ auto compute_attention(const Q& q, const K& k, const V& v, const Mask* mask,
     if constexpr (WithWeights) {
         using weights_type = tensor_of<float, "b h q k", typename planned::weights_extents>;
         weights_type weights(planned::weights_extents::from_all(
-            std::array<std::size_t, 4>{shape.batch, shape.query_heads, shape.queries, shape.keys}));
+            std::array<std::size_t, 4>{shape.batch, shape.query_heads, shape.queries, shape.keys}),
+                             uninitialized);
         p.weights = weights.data();
         const auto tk = static_cast<std::ptrdiff_t>(shape.keys);
         p.weights_strides = {static_cast<std::ptrdiff_t>(shape.query_heads * shape.queries) * tk,

@@ -239,14 +239,18 @@ struct einsum_fusion<Pattern, softmax_expression<S, M>, V> {
         } else if constexpr (!view_of<X>::is_strided) {
             return run(weights, eval(v));
         } else if constexpr (is_weighted_values_plan(
-                                 einsum_planned<Pattern, weights_view, view_of<X>>::plan)) {
+                                 einsum_structure<Pattern, weights_view, view_of<X>>::plan)) {
+            // the attention's own checks report mismatched lengths, in attention's words
             return weights.with_inputs([&](const auto& q, const auto& k, const M* mask, const auto& request) {
-                constexpr auto& plan = einsum_planned<Pattern, weights_view, view_of<X>>::plan;
+                constexpr auto& plan = einsum_structure<Pattern, weights_view, view_of<X>>::plan;
                 return checked_attention<std::remove_cvref_t<decltype(q)>, std::remove_cvref_t<decltype(k)>,
                                          view_of<X>, M, false, output_names<plan>>(q, k, as_view(v), mask,
                                                                                    request);
             });
-        } else {
+        } else if constexpr (einsum_planned<Pattern, weights_view, view_of<X>>::error) {
+            report<einsum_planned<Pattern, weights_view, view_of<X>>::error>();
+            return failed_operation{};
+        } else { // computed now: the weights may be a temporary of the caller's expression
             return einsum_of_views<Pattern>(as_view(weights), as_view(v)); // the weights, read as a tensor
         }
     }

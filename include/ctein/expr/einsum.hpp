@@ -29,6 +29,20 @@ struct einsum_planned {
     static constexpr diagnostic error = plan.error;
 };
 
+/// An operand's rank and names without its extents, as if every extent were known only at run time.
+constexpr plan::operand without_extents(plan::operand o) noexcept {
+    o.extents.fill(dyn);
+    return o;
+}
+
+/// The plan of the pattern and the operands' ranks alone: which axes are batch, contracted or
+/// kept, whatever the extents (a mismatch is left for the checks of whoever asks).
+template <fixed_string Pattern, class... V>
+struct einsum_structure {
+    static constexpr std::array<plan::operand, sizeof...(V)> operands{without_extents(operand_of<V>())...};
+    static constexpr plan::einsum_plan plan = plan::make_einsum_plan(Pattern.view(), operands);
+};
+
 /// The plan for the operands' actual extents: the compiler's own when every extent is static,
 /// otherwise made again by the same function, throwing ctein::shape_error where they disagree.
 template <fixed_string Pattern, const plan::einsum_plan& P, class... V>
@@ -78,7 +92,7 @@ auto einsum_result(const plan::einsum_plan& actual) {
     std::array<std::size_t, P.output_rank> values{};
     for (std::size_t k = 0; k < P.output_rank; ++k) values[k] = actual.output_extents[k];
     using result_extents = output_extents_t<P>;
-    return tensor_of<T, output_names<P>, result_extents>(result_extents::from_all(values));
+    return tensor_of<T, output_names<P>, result_extents>(result_extents::from_all(values), uninitialized);
 }
 
 /// Computes the einsum into the contiguous `out` with the reference kernel.

@@ -24,7 +24,7 @@ auto eval(X&& x) {
         return V{}; // as_view has reported why it cannot read X
     } else {
         const V v = as_view(x);
-        tensor_of<typename V::element_type, V::names, typename V::extents_type> out(v.extents());
+        tensor_of<typename V::element_type, V::names, typename V::extents_type> out(v.extents(), uninitialized); // the copy writes every element
         kernels::copy_strided(v.data(), v.mapping().axes(), out.data());
         return out;
     }

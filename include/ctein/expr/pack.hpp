@@ -107,7 +107,7 @@ auto pack_views(const V&... input) {
     using result_extents = output_extents_t<planned::plan>;
     std::array<std::size_t, result_extents::rank()> values{};
     for (std::size_t k = 0; k < values.size(); ++k) values[k] = actual.output_extents[k];
-    tensor_of<T, output_names<planned::plan>, result_extents> out(result_extents::from_all(values));
+    tensor_of<T, output_names<planned::plan>, result_extents> out(result_extents::from_all(values), uninitialized);
 
     std::size_t after_size = 1;
     for (std::size_t k = before + 1; k < values.size(); ++k) after_size *= values[k];

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
+#include <limits>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -16,8 +17,18 @@
 
 namespace ctein {
 
+/// Asks a tensor to leave its elements unwritten: for an output that is written whole next, so
+/// that its elements are not written twice. Reading an element before writing it is undefined.
+///
+///     ctein::tensor<float, "b s c", 2, 128, 512> out(ctein::uninitialized);
+///     ctein::tensor<float, "b s c", 2, ctein::dyn, 512> y(ctein::extents<2, ctein::dyn, 512>(n), ctein::uninitialized);
+struct uninitialized_t {
+    explicit uninitialized_t() = default;
+};
+inline constexpr uninitialized_t uninitialized{};
+
 namespace detail {
-/// Zero-initialised elements on a 64-byte boundary, so rows of AVX-512 vectors start aligned.
+/// Zero-initialised elements (or, asked, default-initialised ones) on a 64-byte boundary, so rows of AVX-512 vectors start aligned.
 /// (Not std::vector: std::vector<bool> packs bits and has no data().)
 template <class T>
 class aligned_buffer {
@@ -26,9 +37,14 @@ public:
 
     aligned_buffer() noexcept = default;
     explicit aligned_buffer(std::size_t size)
-        : data_(size == 0 ? nullptr : static_cast<T*>(::operator new(size * sizeof(T), alignment)))
+        : data_(allocate(size))
         , size_(size) {
         std::uninitialized_value_construct_n(data_, size);
+    }
+    aligned_buffer(std::size_t size, uninitialized_t)
+        : data_(allocate(size))
+        , size_(size) {
+        std::uninitialized_default_construct_n(data_, size);
     }
     aligned_buffer(const aligned_buffer& other)
         : aligned_buffer(other.size_) {
@@ -54,13 +70,21 @@ public:
     const T& operator[](std::size_t i) const noexcept { return data_[i]; }
 
 private:
+    /// Room for `size` elements (none for 0); a size whose bytes overflow throws, as new T[size] does.
+    static T* allocate(std::size_t size) {
+        if (size == 0) return nullptr;
+        if (size > std::numeric_limits<std::size_t>::max() / sizeof(T)) throw std::bad_array_new_length();
+        return static_cast<T*>(::operator new(size * sizeof(T), alignment));
+    }
+
     T* data_ = nullptr;
     std::size_t size_ = 0;
 };
 } // namespace detail
 
 /// An owning tensor of `T` with axis names `Names` and extents `E...` (constants or `ctein::dyn`),
-/// zero-initialised, stored contiguously in row-major order.
+/// zero-initialised (unless made with `ctein::uninitialized` last), stored contiguously in
+/// row-major order.
 ///
 ///     ctein::tensor<float, "b s c", 2, ctein::dyn, 512> x(seq_len);   // dynamic lengths in order
 ///     x(0, 1, 2) = 1.0f;
@@ -88,6 +112,11 @@ public:
     explicit tensor(const extents_type& extents)
         : extents_(extents)
         , data_(extents.size()) {}
+    explicit tensor(uninitialized_t u) requires(extents_type::rank_dynamic() == 0)
+        : data_(extents_type{}.size(), u) {}
+    tensor(const extents_type& extents, uninitialized_t u)
+        : extents_(extents)
+        , data_(extents.size(), u) {}
 
     T* data() noexcept { return data_.data(); }
     const T* data() const noexcept { return data_.data(); }

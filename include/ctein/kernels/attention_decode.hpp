@@ -64,7 +64,7 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
         s.head[r] = static_cast<std::uint32_t>(kh * group + std::min(r, rows - 1) / p.queries);
         s.query[r] = r < rows ? static_cast<std::int64_t>(r % p.queries) : -1;
     }
-    start_rows(p, s);
+    start_rows(p, s, true);
 
     const std::size_t c0 = chunk * decode_chunk;
     const auto c1 = static_cast<std::ptrdiff_t>(std::min(p.keys, c0 + decode_chunk));

@@ -12,12 +12,12 @@
 #include "transpose.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
+#include <cstring>
 #include <new>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "detail/quiet_intrinsics_begin.hpp"
@@ -76,20 +76,37 @@ struct packed_operands {
     }
 };
 
+/// Side of the square tiles K is transposed in: one cache line of floats.
+inline constexpr std::size_t k_tile = kernels::detail::line_lanes<float>;
+
+/// Transposes the k_tile x k_tile tile at `from` (rows `stride` apart) into `to` (rows block_keys
+/// apart) in registers.
+inline void transpose_tile(const float* from, std::ptrdiff_t stride, float* to) noexcept {
+    kernels::detail::line_tile<float> tile;
+    tile.load<k_tile>(from, stride);
+    tile.transpose();
+    for (std::size_t t = 0; t < k_tile; ++t) std::memcpy(to + t * block_keys, &tile.r[t], sizeof tile.r[t]);
+}
+
 /// Packs key block `block` of (b, kh): keys transposed, zeros past the last key and the head size;
 /// and its values, aligned and zero-padded, unless they are read in place.
 inline void pack_key_block(const attention_problem& p, packed_operands& ops, std::size_t b, std::size_t kh,
                            std::size_t block) noexcept {
     float* to = ops.k_block(p, b, kh, block);
     const std::size_t first = block * block_keys, keys = std::min(block_keys, p.keys - first);
+    const std::ptrdiff_t ks = p.k_strides.token;
     const float* from = p.k + static_cast<std::ptrdiff_t>(b) * p.k_strides.batch +
                         static_cast<std::ptrdiff_t>(kh) * p.k_strides.head +
-                        static_cast<std::ptrdiff_t>(first) * p.k_strides.token;
-    transpose_tiled(from, p.k_strides.token, p.head_size, keys, to, static_cast<std::ptrdiff_t>(block_keys));
-    if (keys < block_keys)
-        for (std::size_t d = 0; d < p.head_size; ++d)
-            std::fill(to + d * block_keys + keys, to + (d + 1) * block_keys, 0.0f);
-    std::fill(to + p.head_size * block_keys, to + ops.dp * block_keys, 0.0f);
+                        static_cast<std::ptrdiff_t>(first) * ks;
+    const std::size_t whole_d = p.head_size / k_tile * k_tile, whole_keys = keys / k_tile * k_tile;
+    for (std::size_t j = 0; j < whole_keys; j += k_tile) // key by key, each read in order
+        for (std::size_t d = 0; d < whole_d; d += k_tile)
+            transpose_tile(from + static_cast<std::ptrdiff_t>(j) * ks + d, ks, to + d * block_keys + j);
+    for (std::size_t d = 0; d < ops.dp; ++d) {
+        float* row = to + d * block_keys;
+        for (std::size_t j = d < whole_d ? whole_keys : 0; j < block_keys; ++j)
+            row[j] = d < p.head_size && j < keys ? from[static_cast<std::ptrdiff_t>(j) * ks + d] : 0.0f;
+    }
     if (ops.v.data() == nullptr) return;
     float* vto = ops.v.data() + ((b * p.kv_heads + kh) * p.keys + first) * ops.dp;
     const float* vfrom = p.v + static_cast<std::ptrdiff_t>(b) * p.v_strides.batch +
@@ -112,13 +129,28 @@ inline tile_keys tile_ends(const row_set& s, std::size_t first) noexcept {
     return {*lo, *hi};
 }
 
-/// One pass of a piece's tiles over the key blocks they see.
+/// Writes the outputs of the real rows of the tile at `first`: accumulators over sums (0 for a
+/// row that saw no key).
+inline void finish_tile(const attention_problem& p, const row_set& s, std::size_t first) noexcept {
+    for (std::size_t r = first; r < first + tile_rows; ++r) {
+        if (!s.real(r)) continue;
+        const float sum = row_sum(s, r);
+        write_out_row(p, s, r, sum > 0.0f ? 1.0f / sum : 0.0f);
+    }
+}
+
+/// One pass of a piece's tiles over the key blocks they see. The first pass loads each tile's
+/// queries when it first needs them, asking for the next tile's meanwhile; the online pass
+/// writes a tile's outputs after its last block. Both keep memory traffic from piling up at the
+/// ends of a piece, where nothing hides it.
 template <std::size_t D, step_mode Mode>
 void prefill_pass(const attention_problem& p, const packed_operands& ops, row_set& s, std::size_t kh) {
     const std::ptrdiff_t last = *std::max_element(s.end, s.end + s.count);
     const bool dropout = Mode != step_mode::stats && p.dropout > 0.0f;
+    const bool first_pass = Mode != step_mode::weights;
     const dropout_rule rule(dropout ? p.dropout : 0.0f);
     const std::size_t b = s.batch_index;
+    if (first_pass) prefetch_queries(p, s, 0, tile_rows);
     for (std::size_t kb = 0; static_cast<std::ptrdiff_t>(kb) < last; kb += block_keys) {
         key_block blk;
         blk.first = kb;
@@ -135,6 +167,10 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
         for (std::size_t first = 0; first < s.count; first += tile_rows) {
             const tile_keys t = tile_ends(s, first);
             if (t.max_end <= static_cast<std::ptrdiff_t>(kb)) continue;
+            if (first_pass && kb == 0) {
+                prefetch_queries(p, s, first + tile_rows, tile_rows);
+                load_queries(p, s, first, tile_rows);
+            }
             blk.keys = std::min(block_keys, static_cast<std::size_t>(t.max_end) - kb);
             const std::size_t cols = Mode == step_mode::online ? (blk.keys + lanes - 1) / lanes : 4;
             blk.limit = t.min_end < static_cast<std::ptrdiff_t>(kb + cols * lanes);
@@ -143,8 +179,13 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
             blk.dropout = dropout;
             if (dropout) tile_dropout(p, s, first, kb, rule);
             packed_step<D, Mode>(cols, p, s, first, blk);
+            if (Mode == step_mode::online && t.max_end <= static_cast<std::ptrdiff_t>(kb + block_keys))
+                finish_tile(p, s, first);
         }
     }
+    if (Mode == step_mode::online) // tiles that saw no key at all give zeros
+        for (std::size_t first = 0; first < s.count; first += tile_rows)
+            if (tile_ends(s, first).max_end <= 0) finish_tile(p, s, first);
 }
 
 /// One piece of work: query positions [i0, i1) of every query head of key/value head kh.
@@ -161,33 +202,30 @@ void prefill_piece(const attention_problem& p, const packed_operands& ops, std::
             s.query[g * per_head + k] = i0 + k < i1 ? static_cast<std::int64_t>(i0 + k) : -1;
         }
     }
-    start_rows(p, s);
+    start_rows(p, s, false);
     if (p.weights == nullptr) {
         prefill_pass<D, step_mode::online>(p, ops, s, kh);
-        for (std::size_t r = 0; r < s.count; ++r) {
-            if (!s.real(r)) continue;
-            const float sum = row_sum(s, r);
-            write_out_row(p, s, r, sum > 0.0f ? 1.0f / sum : 0.0f);
-        }
         return;
     }
-    // The weights path: the final max and sum first, then the normalised weights, written out
-    // and multiplied with v. Keys no tile reaches keep the zeros written here.
+    // The weights path: the final references first, then the unnormalised weights, written out
+    // and multiplied with v, then both divided by the sum of exactly the weights written. Keys no
+    // tile reaches keep the zeros written here.
     prefill_pass<D, step_mode::stats>(p, ops, s, kh);
-    const auto& ws = p.weights_strides;
     for (std::size_t r = 0; r < s.count; ++r) {
-        const float sum = row_sum(s, r);
-        std::fill(s.l + r * lanes, s.l + (r + 1) * lanes, sum > 0.0f ? 1.0f / sum : 0.0f);
+        std::fill(s.l + r * lanes, s.l + (r + 1) * lanes, 0.0f);
         std::fill(s.o + r * s.dp, s.o + (r + 1) * s.dp, 0.0f);
         if (!s.real(r)) continue;
-        float* w = p.weights + static_cast<std::ptrdiff_t>(b) * ws[0] +
-                   static_cast<std::ptrdiff_t>(s.head[r]) * ws[1] +
-                   static_cast<std::ptrdiff_t>(s.query[r]) * ws[2];
-        for (std::size_t j = 0; j < p.keys; ++j) w[static_cast<std::ptrdiff_t>(j) * ws[3]] = 0.0f;
+        const weights_row w = weights_of(p, s, r);
+        for (std::size_t j = 0; j < p.keys; ++j) w.at(j) = 0.0f;
     }
     prefill_pass<D, step_mode::weights>(p, ops, s, kh);
-    for (std::size_t r = 0; r < s.count; ++r)
-        if (s.real(r)) write_out_row(p, s, r, 1.0f);
+    for (std::size_t r = 0; r < s.count; ++r) {
+        if (!s.real(r)) continue;
+        const float sum = row_sum(s, r), factor = sum > 0.0f ? 1.0f / sum : 0.0f;
+        const weights_row w = weights_of(p, s, r);
+        for (std::size_t j = 0; j < p.keys; ++j) w.at(j) *= factor;
+        write_out_row(p, s, r, factor);
+    }
 }
 
 /// The prefill path: pack K (and V when padded), then the pieces, largest first (under a causal

@@ -132,42 +132,75 @@ inline row_storage& thread_row_storage() {
     return storage;
 }
 
-/// Fills the state of every row whose head and query are set: scaled, zero-padded queries, empty
-/// accumulators, no key seen, key ends.
-inline void start_rows(const attention_problem& p, row_set& s) {
+/// Where row r's query starts.
+inline const float* query_row(const attention_problem& p, const row_set& s, std::size_t r) noexcept {
+    return p.q + static_cast<std::ptrdiff_t>(s.batch_index) * p.q_strides.batch +
+           static_cast<std::ptrdiff_t>(s.head[r]) * p.q_strides.head +
+           static_cast<std::ptrdiff_t>(s.query[r]) * p.q_strides.token;
+}
+
+/// Copies the queries of rows [first, first + count) scaled to log2 units, zero-padded (zeros for
+/// filler rows).
+inline void load_queries(const attention_problem& p, row_set& s, std::size_t first,
+                         std::size_t count) noexcept {
     const float scale = p.scale * log2e;
     const batch factor(scale), zero(0.0f);
     const std::size_t d = p.head_size;
-    for (std::size_t r = 0; r < s.count; ++r) {
+    for (std::size_t r = first; r < first + count; ++r) {
         float* q = s.q + r * s.dp;
-        float* o = s.o + r * s.dp;
-        for (std::size_t k = 0; k < s.dp; k += lanes) {
-            zero.store_aligned(q + k);
-            zero.store_aligned(o + k);
-        }
-        zero.store_aligned(s.l + r * lanes);
-        s.m[r] = 0.0f;
-        s.t[r] = unseen_threshold;
-        if (!s.real(r)) {
-            s.end[r] = 0;
-            continue;
-        }
-        const auto i = static_cast<std::size_t>(s.query[r]);
-        s.end[r] = key_end(p, s.batch_index, i);
-        const float* from = p.q + static_cast<std::ptrdiff_t>(s.batch_index) * p.q_strides.batch +
-                            static_cast<std::ptrdiff_t>(s.head[r]) * p.q_strides.head +
-                            static_cast<std::ptrdiff_t>(i) * p.q_strides.token;
+        for (std::size_t k = 0; k < s.dp; k += lanes) zero.store_aligned(q + k);
+        if (!s.real(r)) continue;
+        const float* from = query_row(p, s, r);
         std::size_t k = 0;
         for (; k + lanes <= d; k += lanes) (batch::load_unaligned(from + k) * factor).store_aligned(q + k);
         for (; k < d; ++k) q[k] = from[k] * scale;
     }
 }
 
-/// The sum of a row's running-sum lanes, always in the same order.
+/// Asks for the queries of rows [first, first + count) to be brought into the cache, so that
+/// loading them later does not wait for memory.
+inline void prefetch_queries(const attention_problem& p, const row_set& s, std::size_t first,
+                             std::size_t count) noexcept {
+    constexpr std::size_t line = 64 / sizeof(float);
+    for (std::size_t r = first; r < std::min(first + count, s.count); ++r) {
+        if (!s.real(r)) continue;
+        const float* from = query_row(p, s, r);
+        for (std::size_t k = 0; k < p.head_size; k += line) __builtin_prefetch(from + k, 0, 3);
+    }
+}
+
+/// Fills the state of every row whose head and query are set: empty accumulators, no key seen,
+/// key ends; and, with `queries`, the scaled queries (else load_queries does, tile by tile).
+inline void start_rows(const attention_problem& p, row_set& s, bool queries) {
+    const batch zero(0.0f);
+    for (std::size_t r = 0; r < s.count; ++r) {
+        float* o = s.o + r * s.dp;
+        for (std::size_t k = 0; k < s.dp; k += lanes) zero.store_aligned(o + k);
+        zero.store_aligned(s.l + r * lanes);
+        s.m[r] = 0.0f;
+        s.t[r] = unseen_threshold;
+        s.end[r] = s.real(r) ? key_end(p, s.batch_index, static_cast<std::size_t>(s.query[r])) : 0;
+    }
+    if (queries) load_queries(p, s, 0, s.count);
+}
+
+/// The sum of a row's running-sum lanes (always in the same order: xsimd's reduction tree).
 inline float row_sum(const row_set& s, std::size_t r) noexcept {
-    float sum = 0.0f;
-    for (std::size_t k = 0; k < lanes; ++k) sum += s.l[r * lanes + k];
-    return sum;
+    return xsimd::hadd(batch::load_aligned(s.l + r * lanes));
+}
+
+/// Row r's weights in the weights output: key j at `at(j)`.
+struct weights_row {
+    float* first;
+    std::ptrdiff_t stride;
+    float& at(std::size_t j) const noexcept { return first[static_cast<std::ptrdiff_t>(j) * stride]; }
+};
+
+inline weights_row weights_of(const attention_problem& p, const row_set& s, std::size_t r) noexcept {
+    const auto& ws = p.weights_strides;
+    return {p.weights + static_cast<std::ptrdiff_t>(s.batch_index) * ws[0] +
+                static_cast<std::ptrdiff_t>(s.head[r]) * ws[1] + static_cast<std::ptrdiff_t>(s.query[r]) * ws[2],
+            ws[3]};
 }
 
 /// Where row r's output starts.

@@ -22,8 +22,10 @@ namespace ctein::kernels::attention_detail {
 
 /// What a step does with its scores. `online`: softmax with a running max and sum, weights times
 /// v into the accumulators. `stats`: only the running max and sum (the first pass of the weights
-/// path). `weights`: the max is final and every lane of a row's l holds 1 / sum, so the weights
-/// are normalised: written out, and times v into the accumulators.
+/// path). `weights`: the reference is final (no rescaling); the weights 2^(x - m), unnormalised,
+/// are summed again, written out and multiplied with v. The caller divides both by that sum: the
+/// stats pass's sum came from other roundings of the same scores (the rescales, the reference
+/// subtracted at another point), and dividing by it would not give weights that sum to 1.
 enum class step_mode : unsigned char { online, stats, weights };
 
 template <class F, std::size_t... I>
@@ -270,21 +272,17 @@ template <step_mode Mode>
     }
 }
 
-/// Copies a tile's normalised weights (s.p) to the weights output: keys [kb, kb + keys).
+/// Copies a tile's weights (s.p) to the weights output: keys [kb, kb + keys).
 inline void write_weights(const attention_problem& p, const row_set& s, std::size_t first, std::size_t kb,
                           std::size_t keys) noexcept {
-    const auto& ws = p.weights_strides;
     for (std::size_t r = 0; r < tile_rows; ++r) {
         if (!s.real(first + r)) continue;
-        float* to = p.weights + static_cast<std::ptrdiff_t>(s.batch_index) * ws[0] +
-                    static_cast<std::ptrdiff_t>(s.head[first + r]) * ws[1] +
-                    static_cast<std::ptrdiff_t>(s.query[first + r]) * ws[2] +
-                    static_cast<std::ptrdiff_t>(kb) * ws[3];
+        const weights_row w = weights_of(p, s, first + r);
         const float* from = s.p + r * block_keys;
-        if (ws[3] == 1) {
-            std::copy(from, from + keys, to);
+        if (w.stride == 1) {
+            std::copy(from, from + keys, &w.at(kb));
         } else {
-            for (std::size_t j = 0; j < keys; ++j) to[static_cast<std::ptrdiff_t>(j) * ws[3]] = from[j];
+            for (std::size_t j = 0; j < keys; ++j) w.at(kb + j) = from[j];
         }
     }
 }
@@ -357,14 +355,9 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
     // Row by row, so that a row's registers are free once its weights are stored.
     unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
         unrolled<Cols>([&](auto c) __attribute__((always_inline)) { sc[r][c] = exp2_poly(sc[r][c]); });
-        if constexpr (Mode == step_mode::weights) {
-            const batch normaliser = batch::load_aligned(l + r * lanes);
-            unrolled<Cols>([&](auto c) __attribute__((always_inline)) { sc[r][c] *= normaliser; });
-        } else {
-            batch sum = sc[r][0];
-            unrolled<Cols - 1>([&](auto c) __attribute__((always_inline)) { sum += sc[r][c + 1]; });
-            (batch::load_aligned(l + r * lanes) + sum).store_aligned(l + r * lanes);
-        }
+        batch sum = sc[r][0];
+        unrolled<Cols - 1>([&](auto c) __attribute__((always_inline)) { sum += sc[r][c + 1]; });
+        (batch::load_aligned(l + r * lanes) + sum).store_aligned(l + r * lanes);
         if constexpr (Mode != step_mode::stats) {
             if (b.dropout) {
                 unrolled<Cols>([&](auto c) __attribute__((always_inline)) {

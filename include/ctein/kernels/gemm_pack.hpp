@@ -1,7 +1,7 @@
 // Packing for the GEMM kernel: copies a block of A or of B, whatever its strides, into the
 // panels the micro-kernel (gemm_micro_kernel.hpp) reads as one sequential stream. Sources that
 // are contiguous along k (row-major activations, PyTorch's [out, in] weights) are transposed in
-// registers, 16 x 16 floats at a time (transpose.hpp).
+// registers, 16 x 16 floats at a time (transpose.hpp's line_tile).
 #pragma once
 
 #include "gemm_micro_kernel.hpp"
@@ -17,43 +17,6 @@
 
 namespace ctein::kernels {
 
-namespace detail {
-/// A square tile of lines (one cache line of U each), transposed in registers: the rounds of
-/// transpose.hpp's `transpose_lines`, unrolled at compile time so that the tile never leaves
-/// the registers (its loop form goes through the stack: measured 1.7 cycles an element instead of 0.6).
-template <class U>
-struct line_tile {
-    static constexpr std::size_t n = line_lanes<U>;
-    std::array<line_of<U>, n> r;
-
-    /// Loads `Count` lines starting `stride` elements apart; the others are zero.
-    template <std::size_t Count, class T>
-    void load(const T* src, std::ptrdiff_t stride) noexcept {
-        static_assert(Count <= n);
-#pragma GCC unroll 16
-        for (std::size_t i = 0; i < n; ++i) {
-            if (i < Count) {
-                std::memcpy(&r[i], src + static_cast<std::ptrdiff_t>(i) * stride, sizeof(line_of<U>));
-            } else {
-                r[i] = line_of<U>{};
-            }
-        }
-    }
-
-    void transpose() noexcept {
-#pragma GCC unroll 8
-        for (std::size_t round = 1; round < n; round *= 2) r = interleaved(std::make_index_sequence<n>{});
-    }
-
-private:
-    template <std::size_t... I>
-    std::array<line_of<U>, n> interleaved(std::index_sequence<I...>) const noexcept {
-        constexpr auto lanes = std::make_index_sequence<n>{};
-        return {(I % 2 == 0 ? interleave<0, U>(r[I / 2], r[I / 2 + n / 2], lanes)
-                            : interleave<1, U>(r[I / 2], r[I / 2 + n / 2], lanes))...};
-    }
-};
-} // namespace detail
 
 /// Packs rows [0, rows) (at most `Tile::rows`) and steps [0, kc) of A, element (i, k) at
 /// `a[i * row_stride + k * k_stride]`, into `panel[k * Tile::rows + i]`. Rows past `rows` are
