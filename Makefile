@@ -1,8 +1,10 @@
 # The two commands of the README. Each installs the Debian packages it needs (as root), then
 # configures, builds and runs; the first run takes longer.
 #   make demo   the examples, with their output
-#   make test   the whole suite: unit, einops parity, compile-fail (g++ and clang), package,
-#               clang build, then the unit and parity tests again under address+UB sanitizers
+#   make test   the whole suite: unit, einops parity, PyTorch fixtures, compile-fail (g++ and
+#               clang), package,
+#               clang build, then the unit, parity, fixture and example tests again under
+#               address+UB sanitizers
 #   make bench  the benchmarks (Release, in build-bench) and the compile-time benchmark
 JOBS ?= 2
 BUILD ?= build

@@ -4,6 +4,7 @@
 // tests/fixtures/; here every option is checked against an equivalent way of saying the same thing.
 #include <ctein/ctein.hpp>
 #include <ctein/xtensor.hpp>
+#include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/attention_instances.cpp
 
 #include "../support/deterministic_fill.hpp"
 

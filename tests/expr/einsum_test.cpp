@@ -57,7 +57,7 @@ void check_against_reference(const X&... x) {
 
 } // namespace
 
-TEST_CASE("einsum by GEMM: a projection with weights in PyTorch's [out, in] layout", "[einsum]") {
+TEST_CASE("einsum by GEMM: a projection with weights in PyTorch's (out, in) layout", "[einsum]") {
     ctein::tensor<float, "b s c", 2, 37, 70> x;
     ctein::tensor<float, "o c", 45, 70> w;
     fill(x, 1);

@@ -62,7 +62,7 @@ TEST_CASE("reduce any and all on booleans, prod and min on integers") {
     CHECK(ctein::reduce<"a b -> b", "min">(n)(2) == 3);
 }
 
-TEST_CASE("repeat is a view with stride 0 along new axes; eval materialises it") {
+TEST_CASE("repeat is a view with stride 0 along new axes, which eval materialises") {
     ctein::tensor<float, "b g s d", 1, 2, 3, 4> k;
     iota(k);
     auto kk = ctein::repeat<"b g s d -> b (g r) s d">(k, ctein::len<"r", 3>);

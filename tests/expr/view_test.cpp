@@ -22,7 +22,7 @@ TEST_CASE("a contiguous view indexes row-major memory", "[expr]") {
     CHECK(buffer[12] == -1.0f);
 }
 
-TEST_CASE("a strided view walks its strides; views convert to const and to strided", "[expr]") {
+TEST_CASE("a strided view walks its strides, and views convert to const and to strided", "[expr]") {
     std::array<int, 6> buffer{0, 1, 2, 3, 4, 5};
     using E = extents<3, 2>;
     // the transpose of a 2 x 3 row-major matrix

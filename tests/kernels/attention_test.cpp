@@ -1,4 +1,5 @@
 #include <ctein/kernels/attention.hpp>
+#include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/attention_instances.cpp
 
 #include "../support/naive_attention.hpp"
 

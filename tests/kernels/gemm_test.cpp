@@ -133,7 +133,7 @@ TEST_CASE("gemm: strided, transposed and padded operands and outputs", "[gemm]")
     check_gemm<float>(m, n, k, a_layout, b_layout, c_layout, 1, 1e-5);
 }
 
-TEST_CASE("gemm: the shapes of projections and attention, weights in [out, in] layout", "[gemm]") {
+TEST_CASE("gemm: the shapes of projections and attention, weights in (out, in) layout", "[gemm]") {
     // x [M, C] times w [O, C] read transposed; q [T, D] times k [T, D] transposed
     check_gemm<float>(64, 2304, 768, layout::row_major, layout::column_major, layout::row_major, 2, 1e-5);
     check_gemm<float>(128, 128, 64, layout::row_major, layout::column_major, layout::row_major, 2, 1e-5);
@@ -152,7 +152,7 @@ TEST_CASE("gemm: double precision", "[gemm]") {
     check_gemm<double>(m, n, k, a_layout, b_layout, layout::row_major, 1, 1e-13);
 }
 
-TEST_CASE("gemm: a sum of no terms writes zeros; empty outputs write nothing", "[gemm]") {
+TEST_CASE("gemm: a sum of no terms writes zeros, and empty outputs write nothing", "[gemm]") {
     std::vector<float> c(6, 5.0f);
     const float none = 0;
     ctein::kernels::gemm<float>({&none, 2, 0, 0, 1}, {&none, 0, 3, 3, 1}, {c.data(), 2, 3, 3, 1});

@@ -19,7 +19,7 @@ TEST_CASE("philox4x32 gives the known answers of Random123", "[philox]") {
           words{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1});
 }
 
-TEST_CASE("dropout_uniforms are 24-bit uniforms in [0, 1) of the seed, row and key block", "[philox]") {
+TEST_CASE("dropout_uniforms are 24-bit uniforms, 0 <= u < 1, of the seed, row and key block", "[philox]") {
     double sum = 0.0;
     std::size_t below_tenth = 0, count = 0, outside = 0, not_24_bits = 0;
     std::set<float> seen;

@@ -16,7 +16,10 @@ std::vector<std::string> explain_arguments(const parity::json& c) {
                                   op == "reduce" ? "reduce:" + c.at("reduction").get<std::string>() : op};
     const auto add_shape = [&](const std::vector<std::size_t>& shape) {
         std::string text;
-        for (std::size_t length : shape) text += (text.empty() ? "" : ",") + std::to_string(length);
+        for (std::size_t length : shape) {
+            if (!text.empty()) text += ',';
+            text += std::to_string(length);
+        }
         args.insert(args.end(), {"--shape", text.empty() ? "()" : text});
     };
     if (op == "einsum" || op == "pack") {
