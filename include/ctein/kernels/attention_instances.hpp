@@ -20,10 +20,12 @@
 
 namespace ctein::kernels::attention_detail {
 // Every head size attention() dispatches to (0: the generic kernel).
+#if CTEIN_ATTENTION_SPECIALISED_HEAD_SIZES
 CTEIN_ATTENTION_INSTANCE void attention_for_head_size<32>(const attention_problem&);
 CTEIN_ATTENTION_INSTANCE void attention_for_head_size<64>(const attention_problem&);
 CTEIN_ATTENTION_INSTANCE void attention_for_head_size<80>(const attention_problem&);
 CTEIN_ATTENTION_INSTANCE void attention_for_head_size<128>(const attention_problem&);
+#endif
 CTEIN_ATTENTION_INSTANCE void attention_for_head_size<0>(const attention_problem&);
 } // namespace ctein::kernels::attention_detail
 
