@@ -2,8 +2,8 @@
 # configures, builds and runs; the first run takes longer.
 #   make demo   the examples, with their output
 #   make test   the whole suite (g++, Release): unit, einops parity, PyTorch fixtures,
-#               compile-fail (g++ and clang), package; then the unit, parity, fixture and example
-#               tests again, built by clang++ under address+UB sanitizers
+#               compile-fail (g++ and clang), package; then the unit, fixture and example tests
+#               again, built by clang++ under address+UB sanitizers
 #   make bench  the benchmarks (Release, in build-bench) and the compile-time benchmark
 JOBS ?= 2
 BUILD ?= build
@@ -33,14 +33,16 @@ test:
 
 # Sanitizers at -O0 (three times faster to compile than -O1, and they check the same things),
 # built by clang++: this build is also the proof that clang compiles and runs ctein (the g++
-# build above is the Release one), and clang compiles the tests faster under sanitizers.
+# build above is the Release one), and clang compiles the tests faster under sanitizers. The
+# parity shards are left out to keep make test under 20 minutes: they only instantiate for more
+# patterns the copy and reduce kernels whose unit tests run here.
 test-sanitize:
 	tools/install-packages $(TEST_PACKAGES)
 	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE= "-DCMAKE_CXX_FLAGS=-O0 -g1" \
 	      -DCTEIN_SANITIZE=ON -DCTEIN_BUILD_TESTS=ON -DCTEIN_BUILD_EXAMPLES=ON -DCTEIN_TEST_CLANG=OFF
-	cmake --build $(SANITIZE_BUILD) -j$(JOBS) --target ctein_unit_tests ctein_parity_tests ctein_fixture_tests ctein_demo \
+	cmake --build $(SANITIZE_BUILD) -j$(JOBS) --target ctein_unit_tests ctein_fixture_tests ctein_demo \
 	      ctein_example_xtensor ctein_example_attention
-	ctest --test-dir $(SANITIZE_BUILD) -j$(JOBS) -L "unit|parity|fixtures|example" --output-on-failure
+	ctest --test-dir $(SANITIZE_BUILD) -j$(JOBS) -L "unit|fixtures|example" --output-on-failure
 
 bench:
 	tools/install-packages $(BENCH_PACKAGES)
