@@ -222,17 +222,19 @@ timed_call make_call(entry e, const operands<D>& x, const attention_shape& s) {
 }
 
 /// The benchmark loop over `c`, each call timed here and reported as the iteration's (manual)
-/// time; returns the mean seconds per whole call.
+/// time; returns the median seconds per whole call: the statistic the peers and the FMA peak
+/// are timed with, and one that a neighbour's burst on this shared machine moves less.
 double timed_loop(benchmark::State& state, const timed_call& c) {
-    double total = 0;
+    std::vector<double> times;
     for (auto _ : state) {
         const auto start = clock::now();
         c.run();
         const double seconds = std::chrono::duration<double>(clock::now() - start).count() * c.scale;
         state.SetIterationTime(seconds);
-        total += seconds;
+        times.push_back(seconds);
     }
-    return total / static_cast<double>(state.iterations());
+    std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2), times.end());
+    return times[times.size() / 2];
 }
 
 /// The median time of a whole call of `c`: after a first call (caches, page faults), as many

@@ -69,6 +69,31 @@ TEST_CASE("the formula and ctein::attention give bitwise-equal results", "[atten
     }
 }
 
+TEST_CASE("dropout in the formula draws what ctein::attention's dropout draws", "[attention][formula]") {
+    ctein::tensor<float, "b h s d", B, H, T, D> q, k, v;
+    deterministic_fill(q, 1);
+    deterministic_fill(k, 2);
+    deterministic_fill(v, 3);
+    const auto scores = ctein::einsum<"b h q d, b h k d -> b h q k">(q, k) * 0.125f + ctein::causal;
+    const auto weights = ctein::dropout(ctein::softmax<"k">(scores), 0.25f, 7);
+    const auto o = ctein::einsum<"b h q k, b h k d -> b h q d">(weights, v);
+    const auto expected = ctein::attention(q, k, v, ctein::scale(0.125f), ctein::causal, ctein::dropout(0.25f, 7));
+    CHECK(bitwise_equal(o, expected));
+    CHECK_FALSE(bitwise_equal(o, ctein::attention(q, k, v, ctein::scale(0.125f), ctein::causal)));
+    // the weights read on their own are the dropped ones, about a quarter of the keys each row sees
+    const auto [out, w] = ctein::attention(q, k, v, ctein::scale(0.125f), ctein::causal, ctein::dropout(0.25f, 7),
+                                           ctein::with_weights);
+    CHECK(bitwise_equal(ctein::eval(weights), w));
+    std::size_t dropped = 0, seen = 0;
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t h = 0; h < H; ++h)
+            for (std::size_t i = 0; i < T; ++i)
+                for (std::size_t j = 0; j <= i; ++j, ++seen) dropped += w(b, h, i, j) == 0.0f;
+    CHECK(double(dropped) / double(seen) == Approx(0.25).margin(0.03)); // 4488 draws: 4.6 sigma
+    // a probability outside [0, 1) is refused when the weights are made
+    CHECK_THROWS_AS(ctein::dropout(ctein::softmax<"k">(scores), 1.0f, 7), ctein::argument_error);
+}
+
 TEST_CASE("weights multiplied by another pattern are read as a tensor", "[attention][formula]") {
     ctein::tensor<float, "b h s d", 1, 2, 7, 32> q, k, v;
     deterministic_fill(q, 1);

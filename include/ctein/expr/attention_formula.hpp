@@ -1,7 +1,7 @@
 // attention_formula: the attention pipeline written as the seeds write it,
 //     einsum<"b h q k, b h k d -> b h q d">(softmax<"k">(einsum<"b h q d, b h k d -> b h q k">(q, k) * scale
 //     + mask), v)
-// recognised from its types and run by the same fused kernel as ctein::attention. Each step is a
+// (optionally with ctein::dropout(weights, p, seed) around the softmax) recognised from its types and run by the same fused kernel as ctein::attention. Each step is a
 // lazy node; the scores are never materialised unless the weights themselves are read.
 #pragma once
 
@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -158,6 +159,13 @@ public:
         return f(q, k, mask_pointer(), scores_.request);
     }
 
+    /// These weights with dropout: what `ctein::dropout(weights, probability, seed)` gives.
+    softmax_expression with(const dropout_t& d) const {
+        attention_scores<Scores, Mask> s = scores_;
+        detail::apply(s.request, d);
+        return softmax_expression(std::move(s));
+    }
+
     /// The weights [b, h, q, k] (computed on the first call).
     const weights_type& value() const {
         if (!value_) {
@@ -216,6 +224,19 @@ auto softmax(const E& e) {
     } else {
         return softmax_expression<scores_type, mask_type>(std::move(s));
     }
+}
+
+/// Dropout on attention weights, as the seeds' `dropout(p_attn)`: each weight is zeroed with
+/// `probability` and the others divided by 1 - probability, drawn exactly as
+/// `ctein::attention(..., ctein::dropout(probability, seed))` draws them, so the formula and
+/// the named call give the same bits. Throws ctein::argument_error unless 0 <= probability < 1.
+///
+///     auto w = ctein::dropout(ctein::softmax<"k">(ctein::einsum<"b h q d, b h k d -> b h q k">(q, k) * scale),
+///                             0.1f, step);
+///     auto o = ctein::einsum<"b h q k, b h k d -> b h q d">(w, v);  // still one fused kernel call
+template <class S, class M>
+softmax_expression<S, M> dropout(const softmax_expression<S, M>& weights, float probability, std::uint64_t seed) {
+    return weights.with(dropout(probability, seed));
 }
 
 template <class S, class M>

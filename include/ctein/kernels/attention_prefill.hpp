@@ -146,7 +146,7 @@ inline void finish_tile(const attention_problem& p, const row_set& s, std::size_
 template <std::size_t D, step_mode Mode>
 void prefill_pass(const attention_problem& p, const packed_operands& ops, row_set& s, std::size_t kh) {
     const std::ptrdiff_t last = *std::max_element(s.end, s.end + s.count);
-    const bool dropout = Mode != step_mode::stats && p.dropout > 0.0f;
+    const bool dropout = Mode != step_mode::reference && p.dropout > 0.0f;
     const bool first_pass = Mode != step_mode::weights;
     const dropout_rule rule(dropout ? p.dropout : 0.0f);
     const std::size_t b = s.batch_index;
@@ -207,13 +207,12 @@ void prefill_piece(const attention_problem& p, const packed_operands& ops, std::
         prefill_pass<D, step_mode::online>(p, ops, s, kh);
         return;
     }
-    // The weights path: the final references first, then the unnormalised weights, written out
-    // and multiplied with v, then both divided by the sum of exactly the weights written. Keys no
-    // tile reaches keep the zeros written here.
-    prefill_pass<D, step_mode::stats>(p, ops, s, kh);
+    // The weights path: the final references first (sums and accumulators stay at the zeros
+    // start_rows wrote), then the unnormalised weights, written out and multiplied with v, then
+    // both divided by the sum of exactly the weights written. Keys no tile reaches keep the zeros
+    // written here.
+    prefill_pass<D, step_mode::reference>(p, ops, s, kh);
     for (std::size_t r = 0; r < s.count; ++r) {
-        std::fill(s.l + r * lanes, s.l + (r + 1) * lanes, 0.0f);
-        std::fill(s.o + r * s.dp, s.o + (r + 1) * s.dp, 0.0f);
         if (!s.real(r)) continue;
         const weights_row w = weights_of(p, s, r);
         for (std::size_t j = 0; j < p.keys; ++j) w.at(j) = 0.0f;

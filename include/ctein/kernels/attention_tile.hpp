@@ -21,12 +21,11 @@
 namespace ctein::kernels::attention_detail {
 
 /// What a step does with its scores. `online`: softmax with a running max and sum, weights times
-/// v into the accumulators. `stats`: only the running max and sum (the first pass of the weights
-/// path). `weights`: the reference is final (no rescaling); the weights 2^(x - m), unnormalised,
-/// are summed again, written out and multiplied with v. The caller divides both by that sum: the
-/// stats pass's sum came from other roundings of the same scores (the rescales, the reference
-/// subtracted at another point), and dividing by it would not give weights that sum to 1.
-enum class step_mode : unsigned char { online, stats, weights };
+/// v into the accumulators. `reference`: only the running reference (the first pass of the
+/// weights path). `weights`: the reference is final (no rescaling); the weights 2^(x - m),
+/// unnormalised, are summed, written out and multiplied with v, and the caller divides both by
+/// that sum, so the weights written sum to 1 up to one rounding.
+enum class step_mode : unsigned char { online, reference, weights };
 
 template <class F, std::size_t... I>
 [[gnu::always_inline]] inline void unrolled_calls(F& f, std::index_sequence<I...>) {
@@ -262,6 +261,7 @@ template <step_mode Mode>
 [[gnu::always_inline]] inline void raise_reference(row_set& s, std::size_t row, float lift) noexcept {
     s.m[row] += lift;
     if (std::exchange(s.t[row], rescale_slack) == unseen_threshold) return; // nothing to rescale
+    if constexpr (Mode == step_mode::reference) return;                      // no sum kept
     const batch alpha = exp2_poly(batch(-lift));
     float* l = s.l + row * lanes;
     (batch::load_aligned(l) * alpha).store_aligned(l);
@@ -352,29 +352,25 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
             });
         }
     }
+    if constexpr (Mode == step_mode::reference) return; // the reference is all this pass keeps
     // Row by row, so that a row's registers are free once its weights are stored.
     unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
         unrolled<Cols>([&](auto c) __attribute__((always_inline)) { sc[r][c] = exp2_poly(sc[r][c]); });
         batch sum = sc[r][0];
         unrolled<Cols - 1>([&](auto c) __attribute__((always_inline)) { sum += sc[r][c + 1]; });
         (batch::load_aligned(l + r * lanes) + sum).store_aligned(l + r * lanes);
-        if constexpr (Mode != step_mode::stats) {
-            if (b.dropout) {
-                unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
-                    sc[r][c] *= batch::load_aligned(keep + r * block_keys + c * lanes);
-                });
-            }
+        if (b.dropout) {
             unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
-                sc[r][c].store_aligned(weights + r * block_keys + c * lanes);
+                sc[r][c] *= batch::load_aligned(keep + r * block_keys + c * lanes);
             });
         }
+        unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
+            sc[r][c].store_aligned(weights + r * block_keys + c * lanes);
+        });
     });
-    if constexpr (Mode != step_mode::stats) {
-        if constexpr (Mode == step_mode::weights)
-            write_weights(p, s, first, b.first, std::min(Cols * lanes, p.keys - b.first));
-        all_weighted_values<D, Rows>(s.o + first * dp, dp, weights, b.v, b.v_stride,
-                                     std::min(b.keys, Cols * lanes));
-    }
+    if constexpr (Mode == step_mode::weights)
+        write_weights(p, s, first, b.first, std::min(Cols * lanes, p.keys - b.first));
+    all_weighted_values<D, Rows>(s.o + first * dp, dp, weights, b.v, b.v_stride, std::min(b.keys, Cols * lanes));
 }
 
 /// A step of a full tile (tile_rows rows) over its first `cols` batches of keys (1 to 4): the

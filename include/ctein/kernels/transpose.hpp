@@ -47,22 +47,6 @@ template <std::size_t Half, class U, std::size_t... I>
     out = __builtin_shufflevector(a, b, (I % 2 == 0 ? Half * n / 2 + I / 2 : n + Half * n / 2 + I / 2)...);
 }
 
-/// Transposes the square tile of lines `r` in registers: log2(lanes) rounds of interleaving
-/// row i with row i + lanes/2 (a perfect shuffle, applied log2(n) times, transposes).
-template <class U>
-void transpose_lines(line_of<U>* r) noexcept {
-    constexpr std::size_t n = line_lanes<U>;
-    constexpr auto lanes = std::make_index_sequence<n>{};
-    for (std::size_t round = 1; round < n; round *= 2) {
-        line_of<U> next[n];
-        for (std::size_t i = 0; i < n / 2; ++i) {
-            interleave<0, U>(r[i], r[i + n / 2], next[2 * i], lanes);
-            interleave<1, U>(r[i], r[i + n / 2], next[2 * i + 1], lanes);
-        }
-        std::copy_n(next, n, r);
-    }
-}
-
 /// Writes the line `v` to `to` (streaming only where `to` is aligned to a batch).
 template <store_kind Stores, class T, class Line>
 void store_line(T* to, const Line& v) noexcept {
@@ -79,10 +63,11 @@ void store_line(T* to, const Line& v) noexcept {
 /// Whether tiles of T are transposed in registers.
 template <class T>
 inline constexpr bool transposes_in_registers = has_bits_batch<T> && (sizeof(T) == 4 || sizeof(T) == 8);
-/// A square tile of lines (one cache line of U each), transposed in registers: the rounds of
-/// transpose.hpp's `transpose_lines`, unrolled at compile time so that the tile never leaves
-/// the registers (its loop form goes through the stack: measured 1.7 cycles an element instead of
-/// 0.6). The GEMM's packing and the attention kernel's packing of K use it.
+/// A square tile of lines (one cache line of U each), transposed in registers: log2(lanes)
+/// rounds of interleaving row i with row i + lanes/2 (a perfect shuffle, applied log2(n) times,
+/// transposes), unrolled at compile time so that the tile never leaves the registers (a loop
+/// form went through the stack: measured 1.7 cycles an element instead of 0.6). The strided
+/// copy's transpose, the GEMM's packing and the attention kernel's packing of K use it.
 template <class U>
 struct line_tile {
     static constexpr std::size_t n = line_lanes<U>;
@@ -132,15 +117,12 @@ void transpose_tiled(const T* src, std::ptrdiff_t src_stride, std::size_t rows, 
         const std::size_t a1 = std::min(rows, a0 + tile), b1 = std::min(cols, b0 + tile);
         if constexpr (detail::transposes_in_registers<T>) {
             if (a1 - a0 == tile && b1 - b0 == tile) {
-                using line = detail::line_of<bits_of<T>>;
-                line r[tile];
-                for (std::size_t b = 0; b < tile; ++b)
-                    std::memcpy(&r[b], src + static_cast<std::ptrdiff_t>(b0 + b) * src_stride + a0,
-                                sizeof(line));
-                detail::transpose_lines<bits_of<T>>(r);
+                detail::line_tile<bits_of<T>> lines;
+                lines.template load<tile>(src + static_cast<std::ptrdiff_t>(b0) * src_stride + a0, src_stride);
+                lines.transpose();
                 for (std::size_t a = 0; a < tile; ++a)
                     detail::store_line<Stores>(dst + static_cast<std::ptrdiff_t>(a0 + a) * dst_stride + b0,
-                                               r[a]);
+                                               lines.r[a]);
                 return;
             }
         }
