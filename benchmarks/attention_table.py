@@ -121,7 +121,7 @@ def prefill_tables(rows, torches):
         group = [c for c in configs if int(dict(c)["D"]) == head_size]
         heads = dict(group[0])["H"]
         header = ["T", "mask", "threads", "FMA peak GFLOP/s", "ctein GFLOP/s", "ctein % peak",
-                  "formula speed ÷ attention's"]
+                  "ctein ÷ its 1-thread GFLOP/s", "formula speed ÷ attention's"]
         for t in torches:
             header += [f"{pretty(t)} % peak", f"ctein speed ÷ {pretty(t)}'s"]
         header += ["naive % peak", "ctein speed ÷ naive's"]
@@ -131,9 +131,12 @@ def prefill_tables(rows, torches):
             peak = get(rows, "prefill", c, "ctein", "peak_GFLOPs")
             if peak is None and torches:
                 peak = get(rows, "prefill", c, torches[0], "peak_GFLOPs")
-            line = [f["T"], f["mask"], f["threads"], fmt(peak, 0),
-                    fmt(get(rows, "prefill", c, "ctein", "GFLOPs"), 1),
-                    fmt(get(rows, "prefill", c, "ctein", "pct_peak"), 0),
+            gflops = get(rows, "prefill", c, "ctein", "GFLOPs")
+            one_thread = get(rows, "prefill", tuple((k, "1" if k == "threads" else v) for k, v in c), "ctein",
+                             "GFLOPs")
+            scaling = gflops / one_thread if f["threads"] != "1" and gflops and one_thread else None
+            line = [f["T"], f["mask"], f["threads"], fmt(peak, 0), fmt(gflops, 1),
+                    fmt(get(rows, "prefill", c, "ctein", "pct_peak"), 0), fmt(scaling),
                     fmt(get(rows, "prefill", c, "ctein_formula", "vs_ctein"))]
             for t in torches:
                 line += [fmt(get(rows, "prefill", c, t, "pct_peak"), 0),

@@ -36,6 +36,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -221,36 +222,21 @@ timed_call make_call(entry e, const operands<D>& x, const attention_shape& s) {
     }
 }
 
-/// The benchmark loop over `c`, each call timed here and reported as the iteration's (manual)
-/// time; returns the median seconds per whole call: the statistic the peers and the FMA peak
-/// are timed with, and one that a neighbour's burst on this shared machine moves less.
-double timed_loop(benchmark::State& state, const timed_call& c) {
-    std::vector<double> times;
-    for (auto _ : state) {
-        const auto start = clock::now();
-        c.run();
-        const double seconds = std::chrono::duration<double>(clock::now() - start).count() * c.scale;
-        state.SetIterationTime(seconds);
-        times.push_back(seconds);
-    }
-    std::nth_element(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(times.size() / 2), times.end());
-    return times[times.size() / 2];
+/// Seconds of one whole call of `c` (scaled, for a sampled naive loop).
+double call_seconds(const timed_call& c) {
+    const auto start = clock::now();
+    c.run();
+    return std::chrono::duration<double>(clock::now() - start).count() * c.scale;
 }
 
-/// The median time of a whole call of `c`: after a first call (caches, page faults), as many
-/// more as fit in about 0.3 s, from 1 to 21, so that a slow peer costs a few calls, not minutes.
-double median_seconds(const timed_call& c) {
-    const auto once = [&] {
-        const auto start = clock::now();
-        c.run();
-        return std::chrono::duration<double>(clock::now() - start).count();
-    };
-    const double first = once();
-    const auto runs = static_cast<std::size_t>(std::clamp(0.3 / first, 1.0, 21.0));
-    std::vector<double> times(runs);
-    for (double& t : times) t = once();
-    std::nth_element(times.begin(), times.begin() + runs / 2, times.end());
-    return times[runs / 2] * c.scale;
+/// The fastest of a few calls of `c`, after a first one (caches, page faults): as many as fit in
+/// about 0.5 s, from 3 to 21, so that a slow peer costs a few calls, not minutes.
+double fastest_seconds(const timed_call& c) {
+    const double first = call_seconds(c) / c.scale;
+    const auto runs = static_cast<int>(std::clamp(0.5 / first, 3.0, 21.0));
+    double fastest = call_seconds(c);
+    for (int r = 1; r < runs; ++r) fastest = std::min(fastest, call_seconds(c));
+    return fastest;
 }
 
 enum class kind { prefill, decode };
@@ -274,28 +260,55 @@ double expected_seconds(const attention_shape& s) {
     return s.flops() / (80e9 * static_cast<double>(s.threads));
 }
 
+/// A row: its own calls, each timed as one iteration (manual time), after one run of the FMA
+/// peak loop and before one call of each peer, so that a neighbour's load on this shared machine
+/// falls on all of them alike. Every figure is the fastest seen (a neighbour only ever slows a
+/// call down; medians of a few calls moved by ±20 % from run to run). The naive loop, too slow
+/// to run at every iteration, is timed before the loop.
 template <std::size_t D>
 void attention_row(benchmark::State& state, entry e, kind k, const attention_shape& s) {
     ctein::set_thread_count(s.threads);
     const operands<D>& x = operands_for<D>(s);
-    const double peak = k == kind::prefill ? ctein::bench::fma_peak_gflops(s.threads) : 0.0;
-    std::vector<std::pair<std::string, double>> peer_seconds;
+    std::vector<std::pair<std::string, double>> peer_seconds; // name, fastest call
+    std::vector<timed_call> interleaved;                      // peer_seconds' first entries
     for (entry p : peers_of(e, k, s)) {
         const timed_call peer = make_call<D>(p, x, s);
-        peer_seconds.emplace_back(name_of(p), median_seconds(peer));
+        if (p == entry::naive) {
+            peer_seconds.emplace_back(name_of(p), fastest_seconds(peer));
+        } else {
+            peer.run();
+            peer_seconds.insert(peer_seconds.begin() + static_cast<std::ptrdiff_t>(interleaved.size()),
+                                {name_of(p), 0.0});
+            interleaved.push_back(peer);
+        }
     }
     const timed_call own = make_call<D>(e, x, s);
     if (!own.label.empty()) state.SetLabel(own.label);
     own.run();
-    const double seconds = timed_loop(state, own);
+    double seconds = 0.0, peak = 0.0;
+    for (auto _ : state) {
+        if (k == kind::prefill) {
+            // libtorch's OpenMP workers spin for a while after each call: a pause first, or the
+            // 2-thread peak loop shares a core with them and measures one core's worth
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            peak = std::max(peak, ctein::bench::fma_peak_gflops(s.threads, 1));
+        }
+        const double t = call_seconds(own);
+        state.SetIterationTime(t);
+        seconds = seconds == 0.0 ? t : std::min(seconds, t);
+        for (std::size_t i = 0; i < interleaved.size(); ++i) {
+            const double peer = call_seconds(interleaved[i]);
+            double& fastest = peer_seconds[i].second;
+            fastest = fastest == 0.0 ? peer : std::min(fastest, peer);
+        }
+    }
     if (k == kind::prefill) {
         const double gflops = s.flops() / seconds * 1e-9;
         state.counters["GFLOPs"] = gflops;
         state.counters["peak_GFLOPs"] = peak;
         state.counters["pct_peak"] = 100.0 * gflops / peak;
-    } else {
-        state.SetBytesProcessed(
-            static_cast<std::int64_t>(s.kv_bytes() * static_cast<double>(state.iterations())));
+    } else { // bytes of K and V per second of the fastest call
+        state.counters["bytes_per_second"] = s.kv_bytes() / seconds;
     }
     for (const auto& [name, peer] : peer_seconds) state.counters["vs_" + name] = peer / seconds;
 }
@@ -382,7 +395,7 @@ void register_prefill() {
                         if (e == entry::naive) {
                             b->Iterations(3);
                         } else if (expected > 0.1) {
-                            b->Iterations(std::clamp<std::int64_t>(std::llround(1.0 / expected), 2, 10));
+                            b->Iterations(std::clamp<std::int64_t>(std::llround(2.0 / expected), 5, 20));
                         }
                     }
                 }
@@ -434,9 +447,9 @@ int main(int argc, char** argv) {
     benchmark::AddCustomContext("torch_peer", CTEIN_TORCH_PEER);
     benchmark::AddCustomContext("torch_version", CTEIN_TORCH_VERSION);
 #endif
+    register_memory(); // first: later rows leave the packed-key buffer of their size in place
     register_prefill();
     register_decode();
-    register_memory();
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
 }
