@@ -77,12 +77,13 @@ TEST_CASE("dropout in the formula draws what ctein::attention's dropout draws", 
     const auto scores = ctein::einsum<"b h q d, b h k d -> b h q k">(q, k) * 0.125f + ctein::causal;
     const auto weights = ctein::dropout(ctein::softmax<"k">(scores), 0.25f, 7);
     const auto o = ctein::einsum<"b h q k, b h k d -> b h q d">(weights, v);
-    const auto expected = ctein::attention(q, k, v, ctein::scale(0.125f), ctein::causal, ctein::dropout(0.25f, 7));
+    const auto expected =
+        ctein::attention(q, k, v, ctein::scale(0.125f), ctein::causal, ctein::dropout(0.25f, 7));
     CHECK(bitwise_equal(o, expected));
     CHECK_FALSE(bitwise_equal(o, ctein::attention(q, k, v, ctein::scale(0.125f), ctein::causal)));
     // the weights read on their own are the dropped ones, about a quarter of the keys each row sees
-    const auto [out, w] = ctein::attention(q, k, v, ctein::scale(0.125f), ctein::causal, ctein::dropout(0.25f, 7),
-                                           ctein::with_weights);
+    const auto [out, w] = ctein::attention(q, k, v, ctein::scale(0.125f), ctein::causal,
+                                           ctein::dropout(0.25f, 7), ctein::with_weights);
     CHECK(bitwise_equal(ctein::eval(weights), w));
     std::size_t dropped = 0, seen = 0;
     for (std::size_t b = 0; b < B; ++b)

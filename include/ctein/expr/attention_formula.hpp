@@ -1,8 +1,9 @@
 // attention_formula: the attention pipeline written as the seeds write it,
 //     einsum<"b h q k, b h k d -> b h q d">(softmax<"k">(einsum<"b h q d, b h k d -> b h q k">(q, k) * scale
 //     + mask), v)
-// (optionally with ctein::dropout(weights, p, seed) around the softmax) recognised from its types and run by the same fused kernel as ctein::attention. Each step is a
-// lazy node; the scores are never materialised unless the weights themselves are read.
+// (optionally with ctein::dropout(weights, p, seed) around the softmax) recognised from its types
+// and run by the same fused kernel as ctein::attention. Each step is a lazy node; the scores are
+// never materialised unless the weights themselves are read.
 #pragma once
 
 #include "attention.hpp"
@@ -231,11 +232,12 @@ auto softmax(const E& e) {
 /// `ctein::attention(..., ctein::dropout(probability, seed))` draws them, so the formula and
 /// the named call give the same bits. Throws ctein::argument_error unless 0 <= probability < 1.
 ///
-///     auto w = ctein::dropout(ctein::softmax<"k">(ctein::einsum<"b h q d, b h k d -> b h q k">(q, k) * scale),
-///                             0.1f, step);
+///     auto scores = ctein::einsum<"b h q d, b h k d -> b h q k">(q, k) * scale;
+///     auto w = ctein::dropout(ctein::softmax<"k">(scores), 0.1f, step);
 ///     auto o = ctein::einsum<"b h q k, b h k d -> b h q d">(w, v);  // still one fused kernel call
 template <class S, class M>
-softmax_expression<S, M> dropout(const softmax_expression<S, M>& weights, float probability, std::uint64_t seed) {
+softmax_expression<S, M> dropout(const softmax_expression<S, M>& weights, float probability,
+                                 std::uint64_t seed) {
     return weights.with(dropout(probability, seed));
 }
 

@@ -261,7 +261,7 @@ template <step_mode Mode>
 [[gnu::always_inline]] inline void raise_reference(row_set& s, std::size_t row, float lift) noexcept {
     s.m[row] += lift;
     if (std::exchange(s.t[row], rescale_slack) == unseen_threshold) return; // nothing to rescale
-    if constexpr (Mode == step_mode::reference) return;                      // no sum kept
+    if constexpr (Mode == step_mode::reference) return;                     // no sum kept
     const batch alpha = exp2_poly(batch(-lift));
     float* l = s.l + row * lanes;
     (batch::load_aligned(l) * alpha).store_aligned(l);
@@ -370,7 +370,8 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
     });
     if constexpr (Mode == step_mode::weights)
         write_weights(p, s, first, b.first, std::min(Cols * lanes, p.keys - b.first));
-    all_weighted_values<D, Rows>(s.o + first * dp, dp, weights, b.v, b.v_stride, std::min(b.keys, Cols * lanes));
+    all_weighted_values<D, Rows>(s.o + first * dp, dp, weights, b.v, b.v_stride,
+                                 std::min(b.keys, Cols * lanes));
 }
 
 /// A step of a full tile (tile_rows rows) over its first `cols` batches of keys (1 to 4): the

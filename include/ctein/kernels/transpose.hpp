@@ -118,7 +118,8 @@ void transpose_tiled(const T* src, std::ptrdiff_t src_stride, std::size_t rows, 
         if constexpr (detail::transposes_in_registers<T>) {
             if (a1 - a0 == tile && b1 - b0 == tile) {
                 detail::line_tile<bits_of<T>> lines;
-                lines.template load<tile>(src + static_cast<std::ptrdiff_t>(b0) * src_stride + a0, src_stride);
+                lines.template load<tile>(src + static_cast<std::ptrdiff_t>(b0) * src_stride + a0,
+                                          src_stride);
                 lines.transpose();
                 for (std::size_t a = 0; a < tile; ++a)
                     detail::store_line<Stores>(dst + static_cast<std::ptrdiff_t>(a0 + a) * dst_stride + b0,
