@@ -224,19 +224,15 @@ timed_call make_call(entry e, const operands<D>& x, const attention_shape& s) {
 
 /// Seconds of one whole call of `c` (scaled, for a sampled naive loop).
 double call_seconds(const timed_call& c) {
-    const auto start = clock::now();
-    c.run();
-    return std::chrono::duration<double>(clock::now() - start).count() * c.scale;
+    return ctein::bench::call_seconds(c.run) * c.scale;
 }
 
 /// The fastest of a few calls of `c`, after a first one (caches, page faults): as many as fit in
 /// about 0.5 s, from 3 to 21, so that a slow peer costs a few calls, not minutes.
 double fastest_seconds(const timed_call& c) {
-    const double first = call_seconds(c) / c.scale;
+    const double first = ctein::bench::call_seconds(c.run);
     const auto runs = static_cast<int>(std::clamp(0.5 / first, 3.0, 21.0));
-    double fastest = call_seconds(c);
-    for (int r = 1; r < runs; ++r) fastest = std::min(fastest, call_seconds(c));
-    return fastest;
+    return ctein::bench::fastest_seconds(c.run, runs) * c.scale;
 }
 
 enum class kind { prefill, decode };
@@ -269,17 +265,20 @@ template <std::size_t D>
 void attention_row(benchmark::State& state, entry e, kind k, const attention_shape& s) {
     ctein::set_thread_count(s.threads);
     const operands<D>& x = operands_for<D>(s);
-    std::vector<std::pair<std::string, double>> peer_seconds; // name, fastest call
-    std::vector<timed_call> interleaved;                      // peer_seconds' first entries
+    struct interleaved_peer {
+        std::string name;
+        timed_call call;
+        double fastest = 0.0;
+    };
+    std::vector<interleaved_peer> interleaved;
+    std::vector<std::pair<std::string, double>> timed_before; // name, fastest call
     for (entry p : peers_of(e, k, s)) {
-        const timed_call peer = make_call<D>(p, x, s);
+        timed_call peer = make_call<D>(p, x, s);
         if (p == entry::naive) {
-            peer_seconds.emplace_back(name_of(p), fastest_seconds(peer));
+            timed_before.emplace_back(name_of(p), fastest_seconds(peer));
         } else {
             peer.run();
-            peer_seconds.insert(peer_seconds.begin() + static_cast<std::ptrdiff_t>(interleaved.size()),
-                                {name_of(p), 0.0});
-            interleaved.push_back(peer);
+            interleaved.push_back({name_of(p), std::move(peer)});
         }
     }
     const timed_call own = make_call<D>(e, x, s);
@@ -296,10 +295,9 @@ void attention_row(benchmark::State& state, entry e, kind k, const attention_sha
         const double t = call_seconds(own);
         state.SetIterationTime(t);
         seconds = seconds == 0.0 ? t : std::min(seconds, t);
-        for (std::size_t i = 0; i < interleaved.size(); ++i) {
-            const double peer = call_seconds(interleaved[i]);
-            double& fastest = peer_seconds[i].second;
-            fastest = fastest == 0.0 ? peer : std::min(fastest, peer);
+        for (interleaved_peer& peer : interleaved) {
+            const double p = call_seconds(peer.call);
+            peer.fastest = peer.fastest == 0.0 ? p : std::min(peer.fastest, p);
         }
     }
     if (k == kind::prefill) {
@@ -310,7 +308,9 @@ void attention_row(benchmark::State& state, entry e, kind k, const attention_sha
     } else { // bytes of K and V per second of the fastest call
         state.counters["bytes_per_second"] = s.kv_bytes() / seconds;
     }
-    for (const auto& [name, peer] : peer_seconds) state.counters["vs_" + name] = peer / seconds;
+    for (const interleaved_peer& peer : interleaved)
+        state.counters["vs_" + peer.name] = peer.fastest / seconds;
+    for (const auto& [name, peer] : timed_before) state.counters["vs_" + name] = peer / seconds;
 }
 
 /// Resident memory a call adds beyond its output (inputs are resident before), against the

@@ -6,9 +6,7 @@
 
 #include <xsimd/xsimd.hpp>
 
-#include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstddef>
 #include <thread>
 #include <vector>
@@ -41,13 +39,7 @@ inline double fma_peak_gflops(std::size_t threads = 1, int runs = 7) {
         one_thread();
         for (std::thread& t : others) t.join();
     };
-    double seconds = 0.0;
-    for (int run = 0; run < runs; ++run) {
-        const auto start = clock::now();
-        all_threads();
-        const double s = std::chrono::duration<double>(clock::now() - start).count();
-        seconds = run == 0 ? s : std::min(seconds, s);
-    }
+    const double seconds = fastest_seconds(all_threads, runs);
     const double flops = 2.0 * batch::size * chains * steps * static_cast<double>(threads);
     return flops / seconds * 1e-9;
 }

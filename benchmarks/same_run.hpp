@@ -30,6 +30,23 @@ double median_seconds(F&& f, int runs = 5) {
     return times[static_cast<std::size_t>(runs / 2)];
 }
 
+/// Seconds of one call of `f`.
+template <class F>
+double call_seconds(F&& f) {
+    const auto start = clock::now();
+    f();
+    return std::chrono::duration<double>(clock::now() - start).count();
+}
+
+/// The fastest of `runs` calls of `f` (no warm-up call), in seconds: on a shared machine a
+/// neighbour only ever slows a call down, so the fastest is the least disturbed.
+template <class F>
+double fastest_seconds(F&& f, int runs) {
+    double fastest = call_seconds(f);
+    for (int r = 1; r < runs; ++r) fastest = std::min(fastest, call_seconds(f));
+    return fastest;
+}
+
 /// Runs the benchmark loop over `f`, timed both by Google Benchmark and here, and reports
 /// `bytes` per call as bytes/second and `vs_<baseline>` = this row's bandwidth / the baseline's.
 /// The loop mean and the baseline median differ as statistics; over 5 repetitions, the
