@@ -1,6 +1,6 @@
 // A mask with an extra axis (unsqueezed once too often).
-// expect-error: Wrong shape of attention mask: expected 2 to 4 dims
-// expect-error-gcc: Wrong shape of attention mask: expected 2 to 4 dims ([batch, keys], [batch, queries, keys] or [batch, heads, queries, keys]). Received 5-dim tensor.
+// expect-error: Wrong shape of attention mask: expected 1 to 4 dims, broadcast against the scores [batch, heads, queries, keys]. Received 
+// expect-error-gcc: Wrong shape of attention mask: expected 1 to 4 dims, broadcast against the scores [batch, heads, queries, keys]. Received 5-dim tensor.
 #include <ctein/ctein.hpp>
 
 int main() {

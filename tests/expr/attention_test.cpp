@@ -81,9 +81,9 @@ TEST_CASE("every form of a key mask means the same", "[attention]") {
     ctein::tensor<bool, "b k", B, T> keep;              // [B, Tk], true = keep
     ctein::tensor<bool, "b k", B, T> ignore;            // true = left out
     ctein::tensor<float, "b k", B, T> additive;         // 0 or -inf
-    ctein::tensor<bool, "b one k", B, 1, T> keep3;      // [B, 1, Tk]
+    ctein::tensor<bool, "b 1 k", B, 1, T> keep3;        // [B, 1, Tk]
     ctein::tensor<bool, "b q k", B, T, T> keep_rows;    // [B, Tq, Tk]
-    ctein::tensor<bool, "b one q k", B, 1, T, T> keep4; // [B, 1, Tq, Tk]
+    ctein::tensor<bool, "b 1 q k", B, 1, T, T> keep4;   // [B, 1, Tq, Tk]
     ctein::tensor<bool, "b h q k", B, H, T, T> full;    // [B, H, Tq, Tk]
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t j = 0; j < T; ++j) {

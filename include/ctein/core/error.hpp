@@ -69,6 +69,7 @@ namespace ctein {
     X(einsum_wrong_ndim_ellipsis,                                                                            \
       "Wrong shape of einsum operand #{}: expected >={} dims. Received {}-dim tensor.")                      \
     X(einsum_length_mismatch, "Shape mismatch in einsum for axis {}: {} != {}")                              \
+    X(einsum_names_mismatch, "Axis names disagree in einsum for axis {}: {}")                                \
     /* pack and unpack */                                                                                    \
     X(pack_duplicate_axis, "Duplicates in axes names in {}(..., \"{}\")")                                    \
     X(pack_no_star, "No *-axis in {}(..., \"{}\")")                                                          \
@@ -95,9 +96,15 @@ namespace ctein {
     X(attention_length_mismatch, "Shape mismatch in attention, {}: {} != {}")                                \
     X(attention_head_groups,                                                                                 \
       "Shape mismatch in attention: {} query heads are not a multiple of {} key/value heads")                \
-    X(attention_mask_ndim,                                                                                   \
-      "Wrong shape of attention mask: expected 2 to 4 dims ([batch, keys], [batch, queries, keys] or "       \
-      "[batch, heads, queries, keys]). Received {}-dim tensor.")                                             \
+    X(attention_mask_ndim, "Wrong shape of attention mask: expected 1 to 4 dims, broadcast against the "       \
+                           "scores [batch, heads, queries, keys]. Received {}-dim tensor.")                  \
+    X(attention_key_padding_mask_ndim,                                                                       \
+      "Wrong shape of attention key padding mask: expected 2 dims [batch, keys]. Received {}-dim tensor.")   \
+    X(attention_axis_roles, "Axis names of attention {} \"{}\" put tokens where the heads belong "            \
+                            "(attention reads [batch, heads, tokens, features]): rearrange<\"{} -> {}\"> first") \
+    X(attention_names_mismatch, "Axis names of attention {} disagree on the {} axis: \"{}\" against \"{}\"")  \
+    X(attention_mask_unknown_name, "Axis {} of attention mask \"{}\" names no axis of the scores \"{}\"")   \
+    X(attention_mask_order, "Axes of attention mask \"{}\" are not in the order of the scores \"{}\"")        \
     X(attention_mask_mismatch, "Shape mismatch in attention mask, {} axis: {} does not broadcast to {}")     \
     X(attention_key_padding_count, "Shape mismatch in attention key padding: {} lengths for a batch of {}")  \
     X(dropout_probability, "Dropout probability must be in [0, 1), not {}")
@@ -286,6 +293,7 @@ class argument_error : public error {
     case errc::attention_length_mismatch:
     case errc::attention_head_groups:
     case errc::attention_mask_ndim:
+    case errc::attention_key_padding_mask_ndim:
     case errc::attention_mask_mismatch:
     case errc::attention_key_padding_count:
         throw shape_error(d.code, std::move(message), std::move(context));

@@ -31,6 +31,14 @@ constexpr auto as_view(X& x) {
     }
 }
 
+/// The result of an operation that has reported a compile error reads as that failure, so that
+/// `ctein::eval(attention(...))` or an einsum around a failed one adds no error of its own.
+template <>
+struct view_adaptor<detail::failed_operation> {
+    static detail::failed_operation view(const detail::failed_operation&);
+    static constexpr bool owning = false;
+};
+
 namespace detail {
 /// What as_view gives once a view_adaptor has reported that it cannot read its type.
 template <class V>

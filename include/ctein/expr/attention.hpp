@@ -27,25 +27,49 @@ struct attention_result {
 
 namespace detail {
 
-template <class Mask>
-constexpr plan::operand mask_operand() {
-    if constexpr (std::is_void_v<Mask>) {
-        return {};
-    } else {
-        return operand_of<decltype(Mask::view)>();
+/// What the planner knows of an attention call's mask (of type Mask, or void) and of the scores'
+/// names: `ScoreNames` when the formula's einsum names the scores, empty otherwise.
+template <class Mask, fixed_string ScoreNames>
+constexpr plan::attention_extras attention_extras_of(plan::operand mask = {}) {
+    plan::attention_extras extras;
+    extras.score_names = ScoreNames.view();
+    if constexpr (!std::is_void_v<Mask>) {
+        extras.mask = mask.rank != 0 ? mask : operand_of<decltype(Mask::view)>();
+        extras.binding = Mask::binding;
     }
+    return extras;
+}
+
+/// The names of the scores as one string, "b h q k" when two of them are the same (self-attention
+/// of q and k both named "b h s d").
+constexpr bounded_string<128> weights_names_of(const std::array<std::string_view, plan::score_rank>& names) {
+    bounded_string<128> out;
+    for (std::size_t a = 0; a < plan::score_rank; ++a)
+        for (std::size_t b = 0; b < a; ++b)
+            if (names[a] == names[b]) return bounded_string<128>("b h q k");
+    for (const std::string_view n : names) {
+        if (!out.empty()) out.push_back(' ');
+        out.append(n);
+    }
+    return out;
 }
 
 /// The compiler's check of an attention call on views Q, K, V with mask type Mask (or void).
-template <class Q, class K, class V, class Mask>
+template <class Q, class K, class V, class Mask, fixed_string ScoreNames = "">
 struct attention_planned {
-    static constexpr plan::attention_plan plan =
-        plan::make_attention_plan(operand_of<Q>(), operand_of<K>(), operand_of<V>(), mask_operand<Mask>());
+    static constexpr plan::attention_plan plan = plan::make_attention_plan(
+        operand_of<Q>(), operand_of<K>(), operand_of<V>(), attention_extras_of<Mask, ScoreNames>());
     static constexpr diagnostic error = plan.error;
     static constexpr plan::attention_shape shape = plan.shape;
     using output_extents = extents<shape.batch, shape.query_heads, shape.queries, shape.head_size>;
     using weights_extents = extents<shape.batch, shape.query_heads, shape.queries, shape.keys>;
 };
+
+/// The weights' axis names of a checked attention plan, as a type-level string.
+template <const plan::attention_plan& P>
+inline constexpr bounded_string<128> weights_text = weights_names_of(P.score_names);
+template <const plan::attention_plan& P>
+inline constexpr auto weights_names = fixed_string<weights_text<P>.size()>(weights_text<P>.view());
 
 /// An operand as the kernel reads it: features contiguous. A view whose features are not is
 /// copied once into `copy`.
@@ -80,30 +104,43 @@ std::size_t extent_or_zero(const View& v, std::size_t r) {
 }
 
 /// The plan of the actual extents; throws ctein::shape_error with the compiler's text.
-template <class Q, class K, class V, class Mask>
-plan::attention_shape attention_shape_at_run_time(const Q& q, const K& k, const V& v, const Mask* mask,
-                                                  const attention_request& request) {
+template <fixed_string ScoreNames, class Q, class K, class V, class Mask>
+plan::attention_plan attention_plan_at_run_time(const Q& q, const K& k, const V& v, const Mask* mask,
+                                                const attention_request& request) {
     plan::operand m{};
     if constexpr (!std::is_void_v<Mask>) m = actual_operand(mask->view);
+    plan::attention_extras extras = attention_extras_of<Mask, ScoreNames>(m);
+    extras.key_padding_count = request.has_key_padding ? request.key_lengths.size() : dyn;
     const plan::attention_plan actual =
-        plan::make_attention_plan(actual_operand(q), actual_operand(k), actual_operand(v), m,
-                                  request.has_key_padding ? request.key_lengths.size() : dyn);
+        plan::make_attention_plan(actual_operand(q), actual_operand(k), actual_operand(v), extras);
     if (actual.error) {
         std::string context = " while computing attention of queries " + shape_text(q) + ", keys " +
                               shape_text(k) + ", values " + shape_text(v);
         if constexpr (!std::is_void_v<Mask>) context += ", mask " + shape_text(mask->view);
         throw_error(actual.error, context);
     }
-    return actual.shape;
+    return actual;
+}
+
+/// The output's axis names, whichever entry point computes it: the queries' when they have names,
+/// otherwise "b h q d".
+template <class Q>
+constexpr auto attention_output_names() {
+    if constexpr (Q::names.view().empty()) {
+        return fixed_string("b h q d");
+    } else {
+        return Q::names;
+    }
 }
 
 /// Runs the fused kernel on checked views: the output, or the output and its weights.
-template <bool WithWeights, fixed_string OutputNames = "b h q d", class Q, class K, class V, class Mask>
+template <bool WithWeights, fixed_string ScoreNames = "", class Q, class K, class V, class Mask>
 auto compute_attention(const Q& q, const K& k, const V& v, const Mask* mask,
                        const attention_request& request) {
-    using planned = attention_planned<Q, K, V, Mask>;
-    const plan::attention_shape shape = attention_shape_at_run_time(q, k, v, mask, request);
-    using output_type = tensor_of<float, OutputNames, typename planned::output_extents>;
+    using planned = attention_planned<Q, K, V, Mask, ScoreNames>;
+    const plan::attention_plan actual = attention_plan_at_run_time<ScoreNames>(q, k, v, mask, request);
+    const plan::attention_shape& shape = actual.shape;
+    using output_type = tensor_of<float, attention_output_names<Q>(), typename planned::output_extents>;
     output_type out(planned::output_extents::from_all(
         std::array<std::size_t, 4>{shape.batch, shape.query_heads, shape.queries, shape.head_size}),
                    uninitialized); // the kernel writes every row, zeros for fully masked ones
@@ -132,13 +169,14 @@ auto compute_attention(const Q& q, const K& k, const V& v, const Mask* mask,
         p.causal_offset = request.causal->offset;
     }
     if (request.has_key_padding) p.key_lengths = request.key_lengths.data();
-    p.mask = request.mask;
+    if constexpr (!std::is_void_v<Mask>) p.mask = explicit_mask_of(*mask, planned::plan.mask_axes);
     p.dropout = request.dropout;
     p.dropout_seed = request.dropout_seed;
     p.threads = request.threads != 0 ? request.threads : thread_count();
 
     if constexpr (WithWeights) {
-        using weights_type = tensor_of<float, "b h q k", typename planned::weights_extents>;
+        using weights_type =
+            tensor_of<float, weights_names<planned::plan>, typename planned::weights_extents>;
         weights_type weights(planned::weights_extents::from_all(
             std::array<std::size_t, 4>{shape.batch, shape.query_heads, shape.queries, shape.keys}),
                              uninitialized);
@@ -154,33 +192,27 @@ auto compute_attention(const Q& q, const K& k, const V& v, const Mask* mask,
     }
 }
 
-/// The output's axis names: the queries' when they have names, otherwise "b h q d".
-template <class Q>
-constexpr auto attention_output_names() {
-    if constexpr (Q::names.view().empty()) {
-        return fixed_string("b h q d");
-    } else {
-        return Q::names;
-    }
-}
-
 template <class... Options>
 inline constexpr bool wants_weights = (std::is_same_v<std::remove_cvref_t<Options>, with_weights_t> || ...);
 
 /// Checks at compile time, then computes; used by both entry points.
-template <class Q, class K, class V, class Mask, bool WithWeights, fixed_string OutputNames = "b h q d">
+template <class Q, class K, class V, class Mask, bool WithWeights, fixed_string ScoreNames = "">
 auto checked_attention(const Q& q, const K& k, const V& v, const Mask* mask,
                        const attention_request& request) {
-    using planned = attention_planned<Q, K, V, Mask>;
+    using planned = attention_planned<Q, K, V, Mask, ScoreNames>;
     static_assert(std::is_same_v<typename Q::value_type, float> &&
                       std::is_same_v<typename K::value_type, float> &&
                       std::is_same_v<typename V::value_type, float>,
                   "ctein::attention: queries, keys and values hold float");
     if constexpr (planned::error) {
         report<planned::error>();
-        return failed_operation{};
+        if constexpr (WithWeights) { // so that `auto [o, w] = ...` adds no error
+            return attention_result<failed_operation, failed_operation>{};
+        } else {
+            return failed_operation{};
+        }
     } else {
-        return compute_attention<WithWeights, OutputNames>(q, k, v, mask, request);
+        return compute_attention<WithWeights, ScoreNames>(q, k, v, mask, request);
     }
 }
 
@@ -224,9 +256,8 @@ auto attention(Q&& q, K&& k, V&& v, const Options&... options) {
             (pick(options), ...);
         }
         return detail::checked_attention<view_of<Q>, view_of<K>, view_of<V>, mask_type,
-                                         detail::wants_weights<Options...>,
-                                         detail::attention_output_names<view_of<Q>>()>(
-            as_view(q), as_view(k), as_view(v), mask, request);
+                                         detail::wants_weights<Options...>>(as_view(q), as_view(k),
+                                                                            as_view(v), mask, request);
     }
 }
 

@@ -118,14 +118,12 @@ auto operator+(const E& e, const key_padding_t& padding) {
     detail::apply(s.request, padding);
     return s;
 }
-template <scores_expression E, class V>
-auto operator+(const E& e, const mask_t<V>& m) {
+template <scores_expression E, class V, plan::mask_binding B>
+auto operator+(const E& e, const mask_t<V, B>& m) {
     auto s = detail::as_attention_scores(e);
     static_assert(std::is_same_v<decltype(s.mask), std::nullptr_t>,
                   "ctein: the scores already have an explicit mask; combine the masks into one tensor");
-    attention_scores<decltype(s.scores), mask_t<V>> masked{s.scores, s.request, m};
-    detail::apply(masked.request, m);
-    return masked;
+    return attention_scores<decltype(s.scores), mask_t<V, B>>{s.scores, s.request, m};
 }
 
 namespace detail {
@@ -144,10 +142,10 @@ template <class Scores, class Mask>
 class softmax_expression {
     using q_view = typename detail::scores_operands<Scores>::q;
     using k_view = typename detail::scores_operands<Scores>::k;
-    using planned = detail::attention_planned<q_view, k_view, k_view, Mask>;
+    using planned = detail::attention_planned<q_view, k_view, k_view, Mask, Scores::names>;
 
 public:
-    using weights_type = tensor_of<float, "b h q k", typename planned::weights_extents>;
+    using weights_type = tensor_of<float, detail::weights_names<planned::plan>, typename planned::weights_extents>;
 
     explicit softmax_expression(attention_scores<Scores, Mask> s)
         : scores_(std::move(s)) {}
@@ -173,7 +171,8 @@ public:
             // the kernel computes the weights alongside an output; k stands in for v there, and
             // that output is dropped
             const auto& [q, k] = scores_.scores.operands();
-            value_.emplace(detail::compute_attention<true>(q, k, k, mask_pointer(), scores_.request).weights);
+            value_.emplace(
+                detail::compute_attention<true, Scores::names>(q, k, k, mask_pointer(), scores_.request).weights);
         }
         return *value_;
     }
@@ -218,13 +217,19 @@ auto softmax(const E& e) {
     using mask_type =
         std::conditional_t<std::is_same_v<decltype(s.mask), std::nullptr_t>, void, decltype(s.mask)>;
     using planned = detail::attention_planned<typename operands::q, typename operands::k,
-                                              typename operands::k, mask_type>;
+                                              typename operands::k, mask_type, scores_type::names>;
     if constexpr (planned::error) {
         detail::report<planned::error>();
         return detail::failed_operation{};
     } else {
         return softmax_expression<scores_type, mask_type>(std::move(s));
     }
+}
+
+/// softmax of scores whose einsum has reported a compile error: that failure, and no error more.
+template <fixed_string Axis>
+detail::failed_operation softmax(const detail::failed_operation& failed) {
+    return failed;
 }
 
 /// Dropout on attention weights, as the seeds' `dropout(p_attn)`: each weight is zeroed with
@@ -247,6 +252,11 @@ struct view_adaptor<softmax_expression<S, M>> {
     static constexpr bool owning = true;
 };
 
+/// Dropout on weights whose softmax has reported a compile error: that failure, and no error more.
+inline detail::failed_operation dropout(const detail::failed_operation& failed, float, std::uint64_t) {
+    return failed;
+}
+
 namespace detail {
 /// einsum(softmax(scores), v) with the shape "b h q k, b h k d -> b h q d": one fused kernel call.
 /// Another pattern reads the weights like any tensor.
@@ -265,10 +275,8 @@ struct einsum_fusion<Pattern, softmax_expression<S, M>, V> {
                                  einsum_structure<Pattern, weights_view, view_of<X>>::plan)) {
             // the attention's own checks report mismatched lengths, in attention's words
             return weights.with_inputs([&](const auto& q, const auto& k, const M* mask, const auto& request) {
-                constexpr auto& plan = einsum_structure<Pattern, weights_view, view_of<X>>::plan;
                 return checked_attention<std::remove_cvref_t<decltype(q)>, std::remove_cvref_t<decltype(k)>,
-                                         view_of<X>, M, false, output_names<plan>>(q, k, as_view(v), mask,
-                                                                                   request);
+                                         view_of<X>, M, false, S::names>(q, k, as_view(v), mask, request);
             });
         } else if constexpr (einsum_planned<Pattern, weights_view, view_of<X>>::error) {
             report<einsum_planned<Pattern, weights_view, view_of<X>>::error>();

@@ -5,8 +5,10 @@
 
 #include "../core/error.hpp"
 #include "../kernels/attention_problem.hpp"
+#include "../plan/attention_names.hpp"
 #include "as_view.hpp"
 
+#include <array>
 #include <cmath>
 #include <concepts>
 #include <cstddef>
@@ -53,20 +55,25 @@ inline key_padding_t key_padding(std::initializer_list<std::int64_t> lengths) {
     return {std::vector<std::int64_t>(lengths)};
 }
 
-/// An explicit mask: a view of bool (keep or ignore) or float (added to the scaled scores).
-template <class View>
+/// An explicit mask: a view of bool (keep or ignore) or float (added to the scaled scores), bound
+/// to the scores [batch, heads, queries, keys] as `Binding` says.
+template <class View, plan::mask_binding Binding = plan::mask_binding::scores>
 struct mask_t {
     View view;
     kernels::mask_kind kind;
+    static constexpr plan::mask_binding binding = Binding;
 };
 
-/// A mask tensor. Bool: true = the key takes part (PyTorch's scaled_dot_product_attention
-/// attn_mask, and the seeds' `masked_fill(mask == 0, ...)`). Float: added to the scaled scores
-/// (-inf leaves the key out). Shapes [B, Tk], [B, Tq, Tk] or [B, H, Tq, Tk]; any axis but the keys'
-/// may have length 1 and is then broadcast; a rank-2 mask is always [batch, keys].
+/// A mask tensor, as PyTorch's scaled_dot_product_attention reads its attn_mask. Bool: true = the
+/// key takes part (the seeds' `masked_fill(mask == 0, ...)`). Float: added to the scaled scores
+/// (-inf leaves the key out). It broadcasts against the scores [batch, heads, queries, keys]:
+/// a named mask by its names (`"b k"`, `"q k"`, `"b 1 q k"`: each name one of the scores', in
+/// their order; `1` and `_` take the next axis to the left), an unnamed one by its rank: [Tk],
+/// [Tq, Tk], [B, Tq, Tk] (a per-batch mask, as the seeds pass it), [B, H, Tq, Tk]. Any axis but the
+/// keys' may have length 1 and is then broadcast.
 ///
-///     ctein::tensor<bool, "b k", 2, 7> keep;   // key padding as a mask
-///     auto o = ctein::attention(q, k, v, ctein::mask(keep));
+///     ctein::tensor<bool, "q k", ctein::dyn, ctein::dyn> allowed(t, t);   // (T, T)
+///     auto o = ctein::attention(q, k, v, ctein::mask(allowed));
 template <viewable X>
 requires borrowable<X&&>
 auto mask(X&& m) {
@@ -77,15 +84,29 @@ auto mask(X&& m) {
                                                                         : kernels::mask_kind::additive};
 }
 
-/// A bool mask whose true elements are left out (nn.MultiheadAttention's key_padding_mask).
+/// A bool mask whose true elements are left out (nn.MultiheadAttention's bool attn_mask, the
+/// seeds' `masked_fill(future_mask, ...)`); it broadcasts as `ctein::mask` does.
 ///
-///     auto o = ctein::attention(q, k, v, ctein::ignore_mask(padding));
+///     auto o = ctein::attention(q, k, v, ctein::ignore_mask(future));   // future: (T, T), true above the diagonal
 template <viewable X>
 requires borrowable<X&&>
 auto ignore_mask(X&& m) {
     static_assert(std::is_same_v<typename view_of<X>::value_type, bool>,
                   "ctein::ignore_mask: the mask holds bool (true = left out)");
     return mask_t<view_of<X>>{as_view(m), kernels::mask_kind::ignore};
+}
+
+/// Key padding as nn.MultiheadAttention's key_padding_mask: bool [batch, keys], true = a padded
+/// key, left out for every query.
+///
+///     ctein::tensor<bool, "b s", 2, 7> padded;
+///     auto o = ctein::attention(q, k, v, ctein::key_padding_mask(padded));
+template <viewable X>
+requires borrowable<X&&>
+auto key_padding_mask(X&& m) {
+    static_assert(std::is_same_v<typename view_of<X>::value_type, bool>,
+                  "ctein::key_padding_mask: the mask holds bool (true = a padded key, left out)");
+    return mask_t<view_of<X>, plan::mask_binding::key_padding>{as_view(m), kernels::mask_kind::ignore};
 }
 
 /// The factor of q·kᵀ; 1/sqrt(head size) when not given.
@@ -121,21 +142,28 @@ inline constexpr with_weights_t with_weights{};
 namespace detail {
 template <class T>
 inline constexpr bool is_mask = false;
-template <class V>
-inline constexpr bool is_mask<mask_t<V>> = true;
+template <class V, plan::mask_binding B>
+inline constexpr bool is_mask<mask_t<V, B>> = true;
 
 template <class T>
 concept attention_option_type =
     std::same_as<T, causal_t> || std::same_as<T, key_padding_t> || is_mask<T> || std::same_as<T, scale_t> ||
     std::same_as<T, dropout_t> || std::same_as<T, threads_t> || std::same_as<T, with_weights_t>;
 
-/// The mask's view type among the options, or void when there is none.
+/// The mask's type among the options, or void when there is none (at most one: a key must pass
+/// every mask, so several are one tensor combined by the caller, or key_padding and causal).
 template <class... Options>
 struct mask_among {
+    static_assert((0 + ... + int(is_mask<Options>)) <= 1,
+                  "ctein::attention: one explicit mask per call; combine the masks into one tensor (key "
+                  "lengths go in ctein::key_padding, future keys in ctein::causal)");
     using type = void;
 };
 template <class First, class... Rest>
 struct mask_among<First, Rest...> {
+    static_assert((int(is_mask<First>) + ... + int(is_mask<Rest>)) <= 1,
+                  "ctein::attention: one explicit mask per call; combine the masks into one tensor (key "
+                  "lengths go in ctein::key_padding, future keys in ctein::causal)");
     using type = std::conditional_t<is_mask<First>, First, typename mask_among<Rest...>::type>;
 };
 
@@ -145,7 +173,6 @@ struct attention_request {
     std::optional<causal_t> causal;
     std::vector<std::int64_t> key_lengths;
     bool has_key_padding = false;
-    kernels::explicit_mask mask;
     float dropout = 0.0f;
     std::uint64_t dropout_seed = 0;
     std::size_t threads = 0; // 0: ctein::thread_count()
@@ -171,17 +198,21 @@ inline void apply(attention_request& r, const threads_t& t) {
     r.threads = t.count;
 }
 inline void apply(attention_request&, const with_weights_t&) {}
-template <class V>
-void apply(attention_request& r, const mask_t<V>& m) {
-    // the mask's axes as [batch, heads, queries, keys] strides; absent or length-1 axes repeat
-    constexpr std::size_t rank = V::rank();
-    const std::size_t axis_of[3][4] = {{0, 4, 4, 1}, {0, 4, 1, 2}, {0, 1, 2, 3}};
-    r.mask.data = m.view.data();
-    r.mask.kind = m.kind;
-    for (std::size_t a = 0; a < 4; ++a) {
-        const std::size_t dim = axis_of[rank - 2][a];
-        r.mask.strides[a] = dim < rank && m.view.extent(dim) != 1 ? m.view.stride(dim) : 0;
-    }
+/// A mask is read from the option itself, once the plan has bound its axes to the scores.
+template <class V, plan::mask_binding B>
+void apply(attention_request&, const mask_t<V, B>&) {}
+
+/// The kernel's view of a mask whose dimension i stands for score axis `axes[i]`: its strides as
+/// [batch, heads, queries, keys], 0 along the axes it lacks or has length 1.
+template <class V, plan::mask_binding B>
+kernels::explicit_mask explicit_mask_of(const mask_t<V, B>& m,
+                                        const std::array<plan::score_axis, plan::score_rank>& axes) {
+    kernels::explicit_mask out;
+    out.data = m.view.data();
+    out.kind = m.kind;
+    for (std::size_t i = 0; i < V::rank(); ++i)
+        out.strides[static_cast<std::size_t>(axes[i])] = m.view.extent(i) != 1 ? m.view.stride(i) : 0;
+    return out;
 }
 } // namespace detail
 

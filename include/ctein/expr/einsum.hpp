@@ -29,17 +29,18 @@ struct einsum_planned {
     static constexpr diagnostic error = plan.error;
 };
 
-/// An operand's rank and names without its extents, as if every extent were known only at run time.
-constexpr plan::operand without_extents(plan::operand o) noexcept {
+/// An operand's rank alone, as if every extent were known only at run time and it had no names.
+constexpr plan::operand rank_only(plan::operand o) noexcept {
     o.extents.fill(dyn);
+    o.names = {};
     return o;
 }
 
 /// The plan of the pattern and the operands' ranks alone: which axes are batch, contracted or
-/// kept, whatever the extents (a mismatch is left for the checks of whoever asks).
+/// kept, whatever the extents and names (a mismatch is left for the checks of whoever asks).
 template <fixed_string Pattern, class... V>
 struct einsum_structure {
-    static constexpr std::array<plan::operand, sizeof...(V)> operands{without_extents(operand_of<V>())...};
+    static constexpr std::array<plan::operand, sizeof...(V)> operands{rank_only(operand_of<V>())...};
     static constexpr plan::einsum_plan plan = plan::make_einsum_plan(Pattern.view(), operands);
 };
 
@@ -225,7 +226,9 @@ struct view_adaptor<einsum_expression<Pattern, V...>> {
 /// several letters; a name repeated in one operand walks its diagonal (`i i -> i`); axes missing
 /// from the right side are summed; `...` stands for the same leading axes in every operand
 /// (aligned from the right; a length 1 broadcasts). Groups, units and numbers are not allowed,
-/// as in einops. The pattern's names are its own (operand names are not checked). The result is
+/// as in einops. The pattern's letters are its own (q and k both named "b h s d" fit
+/// "b h q d, b h k d"), but named operands must not be permuted against it: k transposed to
+/// "b h d s" there does not compile (plan/einsum_plan.hpp, bind_names). The result is
 /// a lazy `einsum_expression` over the operands (a new contiguous `ctein::tensor` named by the
 /// right side once read, with static extents where the operands have them); given a temporary
 /// tensor, einsum computes at once and returns the tensor. Mistakes are compile errors with

@@ -4,6 +4,8 @@
 
 #include "parse.hpp"
 
+#include <array>
+#include <cstddef>
 #include <string_view>
 
 namespace ctein::pattern {
@@ -40,6 +42,30 @@ constexpr diagnostic check_axis_names(std::string_view names, std::size_t rank) 
         return fail(reason.view());
     }
     return diagnostic{};
+}
+
+/// The names of a tensor type's dimensions as written: a name, `_`, `1`, or a group `(h d)`;
+/// all empty for an unnamed tensor.
+struct dim_names {
+    std::array<std::string_view, max_dims> of{};
+    std::size_t count = 0;
+
+    constexpr std::string_view operator[](std::size_t i) const noexcept { return i < count ? of[i] : ""; }
+    /// Whether dimension i carries a name that says something (not unnamed, `_` or a unit).
+    constexpr bool names(std::size_t i) const noexcept {
+        const std::string_view n = (*this)[i];
+        return !n.empty() && n != "_" && n != "1" && n != "()";
+    }
+};
+
+constexpr dim_names split_dim_names(std::string_view names) {
+    dim_names out;
+    if (names.empty()) return out;
+    const auto parsed = pattern::parse_axis_names(names);
+    if (parsed.error) return out;
+    out.count = parsed.value.dim_count;
+    for (std::size_t i = 0; i < out.count; ++i) out.of[i] = parsed.value.dims[i].where.in(names);
+    return out;
 }
 
 /// Whether dimension `d` of parsed names is unnamed (`_`).

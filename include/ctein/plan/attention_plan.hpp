@@ -4,9 +4,12 @@
 
 #include "../core/error.hpp"
 #include "../core/extents.hpp"
+#include "attention_names.hpp"
 #include "recipe.hpp"
 
+#include <array>
 #include <cstddef>
+#include <string_view>
 
 namespace ctein::plan {
 
@@ -23,6 +26,9 @@ struct attention_shape {
 struct attention_plan {
     diagnostic error;
     attention_shape shape;
+    std::size_t mask_rank = 0;                                ///< 0 when there is no mask
+    std::array<score_axis, score_rank> mask_axes{};           ///< what each mask dimension stands for
+    std::array<std::string_view, score_rank> score_names{};   ///< [batch, heads, queries, keys]
 };
 
 namespace detail {
@@ -37,19 +43,34 @@ constexpr diagnostic mismatch(std::string_view what, std::size_t a, std::size_t 
     return make_error(errc::attention_length_mismatch).with_text(what).with_number(a).with_number(b);
 }
 
-/// A mask axis of length `mask` broadcasts to `target` when equal or 1.
-constexpr diagnostic check_mask_axis(std::string_view axis, std::size_t mask, std::size_t target) noexcept {
-    if (mask == 1 || !disagree(mask, target)) return diagnostic{};
-    return make_error(errc::attention_mask_mismatch).with_text(axis).with_number(mask).with_number(target);
+/// A mask axis of length `mask` broadcasts to `target` when equal or 1 (the keys' must be equal).
+constexpr diagnostic check_mask_axis(score_axis axis, std::size_t mask, std::size_t target) noexcept {
+    constexpr std::string_view names[] = {"batch", "heads", "queries", "keys"};
+    if ((mask == 1 && axis != score_axis::keys) || !disagree(mask, target)) return diagnostic{};
+    return make_error(errc::attention_mask_mismatch)
+        .with_text(names[static_cast<std::size_t>(axis)])
+        .with_number(mask)
+        .with_number(target);
 }
 } // namespace detail
 
-/// Checks q [B, Hq, Tq, D], k and v [B, Hkv, Tk, D] (Hkv divides Hq), a mask of rank 2 [B, Tk],
-/// 3 [B, Tq, Tk] or 4 [B, H, Tq, Tk] (each axis but the keys' may also be 1; `mask.rank` 0 when
-/// there is none), and the count of key-padding lengths (`dyn` when none or unknown).
+/// What a call passes besides q, k and v: its mask (`rank` 0 when there is none) and how the mask
+/// binds, the count of key-padding lengths (`dyn` when none or unknown), and the scores' names
+/// when the formula's einsum gives them (empty: taken from q and k).
+struct attention_extras {
+    operand mask{};
+    mask_binding binding = mask_binding::scores;
+    std::size_t key_padding_count = dyn;
+    std::string_view score_names{};
+};
+
+/// Checks q [B, Hq, Tq, D], k and v [B, Hkv, Tk, D] (Hkv divides Hq): their ranks, then their axis
+/// names (attention_names.hpp), then their lengths; then binds the mask to the scores [B, Hq, Tq, Tk]
+/// (by its names, or from the right: [Tk], [Tq, Tk], [B, Tq, Tk], [B, H, Tq, Tk]; a key-padding mask
+/// is [B, Tk]), each of its axes equal to the scores' or 1 (the keys' equal); then the count of
+/// key-padding lengths.
 constexpr attention_plan make_attention_plan(const operand& q, const operand& k, const operand& v,
-                                             const operand& mask = {},
-                                             std::size_t key_padding_count = dyn) noexcept {
+                                             const attention_extras& extras = {}) noexcept {
     attention_plan plan;
     const operand* named[] = {&q, &k, &v};
     constexpr std::string_view names[] = {"queries", "keys", "values"};
@@ -59,6 +80,7 @@ constexpr attention_plan make_attention_plan(const operand& q, const operand& k,
                 make_error(errc::attention_wrong_ndim).with_text(names[i]).with_number(named[i]->rank);
             return plan;
         }
+    if ((plan.error = check_attention_names(q.names, k.names, v.names))) return plan;
     using detail::disagree, detail::known, detail::mismatch;
     if (disagree(q.extents[0], k.extents[0]))
         plan.error = mismatch("batch of queries and keys", q.extents[0], k.extents[0]);
@@ -85,23 +107,25 @@ constexpr attention_plan make_attention_plan(const operand& q, const operand& k,
     s.queries = q.extents[2];
     s.keys = known(k.extents[2], v.extents[2]);
     s.head_size = known(q.extents[3], known(k.extents[3], v.extents[3]));
+    plan.score_names = score_names(extras.score_names, q.names, k.names);
 
+    const operand& mask = extras.mask;
     if (mask.rank != 0) {
-        if (mask.rank < 2 || mask.rank > 4) {
-            plan.error = make_error(errc::attention_mask_ndim).with_number(mask.rank);
-            return plan;
+        const mask_roles roles = bind_mask(mask.rank, mask.names, extras.binding, plan.score_names);
+        if ((plan.error = roles.error)) return plan;
+        plan.mask_rank = mask.rank;
+        plan.mask_axes = roles.of;
+        const std::size_t target[] = {s.batch, s.query_heads, s.queries, s.keys};
+        for (std::size_t i = 0; i < mask.rank; ++i) {
+            const score_axis axis = roles.of[i];
+            if ((plan.error = detail::check_mask_axis(axis, mask.extents[i], target[static_cast<std::size_t>(axis)])))
+                return plan;
         }
-        const std::size_t r = mask.rank;
-        diagnostic d = detail::check_mask_axis("batch", mask.extents[0], s.batch);
-        if (!d) d = detail::check_mask_axis("keys", mask.extents[r - 1], s.keys);
-        if (!d && r >= 3) d = detail::check_mask_axis("queries", mask.extents[r - 2], s.queries);
-        if (!d && r == 4) d = detail::check_mask_axis("heads", mask.extents[1], s.query_heads);
-        plan.error = d;
-        if (d) return plan;
     }
-    if (disagree(key_padding_count, s.batch))
-        plan.error =
-            make_error(errc::attention_key_padding_count).with_number(key_padding_count).with_number(s.batch);
+    if (disagree(extras.key_padding_count, s.batch))
+        plan.error = make_error(errc::attention_key_padding_count)
+                         .with_number(extras.key_padding_count)
+                         .with_number(s.batch);
     return plan;
 }
 

@@ -7,6 +7,7 @@
 #include "../core/error.hpp"
 #include "../core/extents.hpp"
 #include "../core/text_search.hpp"
+#include "../pattern/axis_names.hpp"
 #include "../pattern/parse.hpp"
 #include "recipe.hpp"
 
@@ -156,6 +157,50 @@ public:
         return diagnostic{};
     }
 
+    /// ctein's own check on named operands: their axes must not be permuted against the pattern.
+    /// The letters are the pattern's own, so operands may name one letter's axes differently
+    /// (`b h q d, b h k d` on q and k both "b h s d"; weights "b h q k" against values "b h s d");
+    /// what does not compile is a name that stands at two letters while another name meets it at
+    /// one of them (k transposed to "b h d s": letter d is d in q and s in k, and k's d stands at
+    /// letter k). Unnamed operands and `_` axes bind anything.
+    constexpr diagnostic bind_names() {
+        struct binding {
+            std::size_t operand, axis;
+            std::string_view name;
+        };
+        std::array<binding, max_operands * max_dims> all{};
+        std::size_t count = 0;
+        for (std::size_t i = 0; i < p.operand_count; ++i) {
+            const pattern::dim_names names = pattern::split_dim_names(operands_[i].names);
+            if (names.count != p.operand_ranks[i]) continue;
+            for (std::size_t k = 0; k < names.count; ++k)
+                if (names.names(k)) all[count++] = {i, p.operand_axes[i][k], names[k]};
+        }
+        const auto elsewhere = [&](std::string_view name, std::size_t axis) {
+            for (std::size_t e = 0; e < count; ++e)
+                if (all[e].name == name && all[e].axis != axis) return true;
+            return false;
+        };
+        for (std::size_t x = 0; x < count; ++x)
+            for (std::size_t y = x + 1; y < count; ++y) {
+                const binding &a = all[x], &b = all[y];
+                if (a.axis != b.axis || a.name == b.name) continue;
+                if (!elsewhere(a.name, a.axis) && !elsewhere(b.name, b.axis)) continue;
+                bounded_string<128> how("operand #");
+                how.append_number(a.operand);
+                how.append(" names it ");
+                how.append(a.name);
+                how.append(", operand #");
+                how.append_number(b.operand);
+                how.append(" names it ");
+                how.append(b.name);
+                return make_error(errc::einsum_names_mismatch)
+                    .with_text(a.axis < named_count_ ? names_[a.axis] : "\xE2\x80\xA6")
+                    .with_text(how.view());
+            }
+        return diagnostic{};
+    }
+
     /// Each axis's length: the same in every operand, or 1 against any length for the ellipsis'
     /// axes (broadcast). `dyn` extents are left for the run-time plan.
     constexpr diagnostic solve() {
@@ -236,8 +281,8 @@ private:
 constexpr einsum_plan make_einsum_plan(std::string_view pattern_text, std::span<const operand> operands) {
     using planner = detail::einsum_planner;
     planner planning(pattern_text, operands);
-    for (const auto stage : {&planner::parse, &planner::name_axes, &planner::bind_operands, &planner::solve,
-                             &planner::add_output}) {
+    for (const auto stage : {&planner::parse, &planner::name_axes, &planner::bind_operands, &planner::bind_names,
+                             &planner::solve, &planner::add_output}) {
         if (diagnostic d = (planning.*stage)()) {
             planning.p.error = d;
             break;

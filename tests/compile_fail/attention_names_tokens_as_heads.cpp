@@ -1,0 +1,16 @@
+// Seed 001's most common mistake: heads split but not moved in front of the tokens (the missing
+// transpose(1, 2)), so q, k and v are [batch, tokens, heads, features]. Their names say so.
+// expect-error: put tokens where the heads belong (attention reads [batch, heads, tokens, features])
+// expect-error-gcc: Axis names of attention queries "b s h d" put tokens where the heads belong (attention reads [batch, heads, tokens, features]): rearrange<"b s h d -> b h s d"> first
+#include <ctein/ctein.hpp>
+
+int main() {
+    ctein::tensor<float, "b s c", 2, 16, 512> x;
+#ifdef CTEIN_COMPILE_FAIL
+    auto q = ctein::rearrange<"b s (h d) -> b s h d">(x, ctein::len<"h", 8>);
+#else
+    auto q = ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h", 8>);
+#endif
+    auto o = ctein::attention(q, q, q);
+    return static_cast<int>(o.size() == 0);
+}
