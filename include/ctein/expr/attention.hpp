@@ -243,6 +243,11 @@ auto attention(Q&& q, K&& k, V&& v, const Options&... options) {
     } else if constexpr (!view_of<Q>::is_strided || !view_of<K>::is_strided || !view_of<V>::is_strided) {
         return attention(detail::strided_or_copy(q), detail::strided_or_copy(k), detail::strided_or_copy(v),
                          options...);
+    } else if constexpr (detail::mask_count<std::remove_cvref_t<Options>...> > 1) {
+        static_assert(detail::always_false<Q>,
+                      "ctein::attention: one explicit mask per call; combine the masks into one tensor (key "
+                      "lengths go in ctein::key_padding, future keys in ctein::causal)");
+        return detail::failed_operation{};
     } else {
         using mask_type = typename detail::mask_among<std::remove_cvref_t<Options>...>::type;
         detail::attention_request request;

@@ -150,20 +150,18 @@ concept attention_option_type =
     std::same_as<T, causal_t> || std::same_as<T, key_padding_t> || is_mask<T> || std::same_as<T, scale_t> ||
     std::same_as<T, dropout_t> || std::same_as<T, threads_t> || std::same_as<T, with_weights_t>;
 
-/// The mask's type among the options, or void when there is none (at most one: a key must pass
-/// every mask, so several are one tensor combined by the caller, or key_padding and causal).
+/// How many explicit masks the options hold: at most one (a key must pass every mask, so several
+/// are one tensor combined by the caller, or key_padding and causal beside one).
+template <class... Options>
+inline constexpr int mask_count = (0 + ... + int(is_mask<Options>));
+
+/// The mask's type among the options, or void when there is none.
 template <class... Options>
 struct mask_among {
-    static_assert((0 + ... + int(is_mask<Options>)) <= 1,
-                  "ctein::attention: one explicit mask per call; combine the masks into one tensor (key "
-                  "lengths go in ctein::key_padding, future keys in ctein::causal)");
     using type = void;
 };
 template <class First, class... Rest>
 struct mask_among<First, Rest...> {
-    static_assert((int(is_mask<First>) + ... + int(is_mask<Rest>)) <= 1,
-                  "ctein::attention: one explicit mask per call; combine the masks into one tensor (key "
-                  "lengths go in ctein::key_padding, future keys in ctein::causal)");
     using type = std::conditional_t<is_mask<First>, First, typename mask_among<Rest...>::type>;
 };
 
