@@ -108,13 +108,18 @@ auto to_xtensor_of(const V& v) {
 
 /// An xtensor expression over the elements of `x` (no copy). A contiguous view with static
 /// extents gives an `xt::xfixed_adaptor`, whose shape is in its type; other strided views give an
-/// `xt::xtensor_adaptor`. Views that merge axes not adjacent in memory need `ctein::eval` first.
+/// `xt::xtensor_adaptor`. Views that merge axes not adjacent in memory need `ctein::eval` first; a
+/// temporary tensor (`to_xtensor(ctein::eval(v))`) is a compile error, as the adaptor would dangle.
 ///
 ///     auto q = ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h", 8>);
 ///     xt::xtensor<float, 4> doubled = 2.0f * ctein::to_xtensor(q);
 template <viewable X>
 auto to_xtensor(X&& x) {
-    return detail::with_view(x, [](const auto& v) { return detail::to_xtensor_of(v); });
+    if constexpr (!detail::can_borrow<X&&>()) {
+        return detail::failed_operation{}; // the adaptor would outlive a temporary tensor
+    } else {
+        return detail::to_xtensor_of(as_view(x));
+    }
 }
 
 } // namespace ctein

@@ -134,3 +134,41 @@ TEST_CASE("einsum is lazy: computed when read, shapes checked when made", "[eins
     CHECK_THROWS_AS((ctein::einsum<"i j, j k -> i k">(a, ctein::rearrange<"x y -> y x">(dynamic))),
                     ctein::shape_error);
 }
+
+TEST_CASE("grouped-query attention as the seeds write it: k and v repeated per query head", "[attention][formula]") {
+    constexpr std::size_t G = 2, R = 4; // 8 query heads, 2 key/value heads
+    ctein::tensor<float, "b h s d", B, G * R, T, D> q;
+    ctein::tensor<float, "b g s d", B, G, T, D> k, v;
+    deterministic_fill(q, 1);
+    deterministic_fill(k, 2);
+    deterministic_fill(v, 3);
+    const auto grouped = ctein::attention(q, k, v, ctein::causal);
+
+    // the seeds' repeat_interleave, as views: the kernel reads each of the G heads once
+    const auto kr = ctein::repeat<"b g s d -> b (g r) s d">(k, ctein::len<"r", R>);
+    const auto vr = ctein::repeat<"b g s d -> b (g r) s d">(v, ctein::len<"r", R>);
+    CHECK(ctein::detail::repeated_heads(kr) == R);
+    const auto scores = ctein::einsum<"b h q d, b h k d -> b h q k">(q, kr) / std::sqrt(float(D));
+    const auto o = ctein::einsum<"b h q k, b h k d -> b h q d">(ctein::softmax<"k">(scores + ctein::causal), vr);
+    static_assert(std::is_same_v<decltype(o), const ctein::tensor<float, "b h s d", B, G * R, T, D>>);
+    CHECK(bitwise_equal(o, grouped));
+    CHECK(bitwise_equal(ctein::attention(q, kr, vr, ctein::causal), grouped));
+
+    // their evaluated copies, and one of each
+    const auto kc = ctein::eval(kr);
+    const auto vc = ctein::eval(vr);
+    const auto copied = ctein::einsum<"b h q k, b h k d -> b h q d">(
+        ctein::softmax<"k">(ctein::einsum<"b h q d, b h k d -> b h q k">(q, kc) / std::sqrt(float(D)) +
+                            ctein::causal),
+        vc);
+    CHECK(bitwise_equal(copied, grouped));
+    CHECK(bitwise_equal(ctein::attention(q, kr, vc, ctein::causal), grouped));
+
+    // a repeat that tiles the heads ((r g): head h reads h % G) is not the kernel's grouping: copied
+    const auto tiled_k = ctein::repeat<"b g s d -> b (r g) s d">(k, ctein::len<"r", R>);
+    const auto tiled_v = ctein::repeat<"b g s d -> b (r g) s d">(v, ctein::len<"r", R>);
+    CHECK(ctein::detail::repeated_heads(tiled_k) == 0);
+    CHECK(bitwise_equal(ctein::attention(q, tiled_k, tiled_v, ctein::causal),
+                        ctein::attention(q, ctein::eval(tiled_k), ctein::eval(tiled_v), ctein::causal)));
+    CHECK_FALSE(bitwise_equal(ctein::attention(q, tiled_k, tiled_v, ctein::causal), grouped));
+}

@@ -43,6 +43,9 @@ struct failed_operation {
     friend failed_operation operator/(const failed_operation&, const T&);
     template <class T>
     friend failed_operation operator+(const failed_operation&, const T&);
+    template <class T>
+    friend failed_operation operator+(const T&, const failed_operation&); // scores + a failed mask
+    friend failed_operation operator+(const failed_operation&, const failed_operation&);
 };
 
 /// The message of `D` as a type-level string.

@@ -96,16 +96,39 @@ constexpr auto with_view(X& x, F&& f) {
 }
 } // namespace detail
 
+namespace detail {
+/// Whether a view of X may be kept beyond the caller's expression; if not (a temporary tensor or
+/// container), reports that as one compile error. What every function that returns a view, an
+/// adaptor or an option holding a view asks first (rearrange, repeat, unpack, named, the masks,
+/// to_xtensor).
+template <class X>
+constexpr bool can_borrow() {
+    if constexpr (failed_view<view_of<X>>) {
+        return false; // as_view has reported why it cannot read X
+    } else if constexpr (!borrowable<X>) {
+        static_assert(always_false<view_of<X>>, "ctein: the result would view a temporary tensor that is "
+                                                "about to be destroyed; keep the tensor in a variable first");
+        return false;
+    } else {
+        return true;
+    }
+}
+
+} // namespace detail
+
 /// The same memory with other axis names: `ctein::named<"b s c">(x)`, or no names:
 /// `ctein::named<"">(x)`. Names are claims about the data, not checks; use it where a tensor
 /// comes from code that does not name its axes.
 template <fixed_string Names, viewable X>
-requires borrowable<X&&>
 constexpr auto named(X&& x) {
-    return detail::with_view(x, []<class V>(const V& v) {
+    if constexpr (!detail::can_borrow<X&&>()) {
+        return detail::failed_operation{};
+    } else {
+        using V = view_of<X>;
+        const V v = as_view(x);
         return view<typename V::element_type, Names, typename V::extents_type, typename V::layout_type>(
             v.data(), v.mapping());
-    });
+    }
 }
 
 } // namespace ctein

@@ -71,19 +71,44 @@ inline constexpr bounded_string<128> weights_text = weights_names_of(P.score_nam
 template <const plan::attention_plan& P>
 inline constexpr auto weights_names = fixed_string<weights_text<P>.size()>(weights_text<P>.view());
 
-/// An operand as the kernel reads it: features contiguous. A view whose features are not is
-/// copied once into `copy`.
+/// Whether a key/value view repeats each of its heads in place: the `b (g r) s d` of
+/// `repeat<"b g s d -> b (g r) s d">`, whose r has stride 0 (the seeds' repeat_interleave for
+/// grouped-query attention). Query head h then reads head h / r, which is how the kernel groups
+/// heads, so the kernel reads the g heads themselves. Returns r, or 0 for any other view.
+template <class View>
+std::size_t repeated_heads(const View& v) {
+    if constexpr (std::is_same_v<typename View::layout_type, layout_grouped<1, 2, 1, 1>>) {
+        const auto& axes = v.mapping().axes(); // b | g r | s | d
+        if ((axes[2].stride == 0 || axes[2].length == 1) && (axes[4].stride == 1 || axes[4].length <= 1))
+            return axes[2].length;
+    }
+    return 0;
+}
+
+/// An operand as the kernel reads it: features contiguous, and for keys and values (`in_place_repeat`)
+/// heads repeated in place read once (`repeat` heads per head). Any other view is copied once into
+/// `copy`.
 struct token_rows {
     const float* data = nullptr;
     kernels::token_strides strides;
+    std::size_t repeat = 1;
     aligned_buffer<float> copy;
 
     template <class View>
-    explicit token_rows(const View& v) {
-        if (v.stride(3) == 1 || v.extent(3) <= 1) {
+    token_rows(const View& v, bool in_place_repeat) {
+        if (const std::size_t r = repeated_heads(v); in_place_repeat && r != 0) {
+            const auto& axes = v.mapping().axes();
             data = v.data();
-            strides = {v.stride(0), v.stride(1), v.stride(2)};
+            strides = {axes[0].stride, axes[1].stride, axes[3].stride};
+            repeat = r;
             return;
+        }
+        if constexpr (View::layout_type::strided) {
+            if (v.stride(3) == 1 || v.extent(3) <= 1) {
+                data = v.data();
+                strides = {v.stride(0), v.stride(1), v.stride(2)};
+                return;
+            }
         }
         const std::size_t n2 = v.extent(2), n3 = v.extent(3), n1 = v.extent(1);
         copy = aligned_buffer<float>(v.size());
@@ -95,6 +120,22 @@ struct token_rows {
         data = copy.data();
         strides = {static_cast<std::ptrdiff_t>(n1 * n2 * n3), static_cast<std::ptrdiff_t>(n2 * n3),
                    static_cast<std::ptrdiff_t>(n3)};
+    }
+};
+
+/// Keys and values as the kernel reads them: heads repeated in place are read once when k and v
+/// repeat theirs alike; otherwise each is read (or copied) head by head.
+struct key_value_rows {
+    token_rows k, v;
+
+    template <class K, class V>
+    key_value_rows(const K& keys, const V& values)
+        : k(keys, true)
+        , v(values, true) {
+        if (k.repeat != v.repeat) {
+            k = token_rows(keys, false);
+            v = token_rows(values, false);
+        }
     }
 };
 
@@ -145,11 +186,13 @@ auto compute_attention(const Q& q, const K& k, const V& v, const Mask* mask,
         std::array<std::size_t, 4>{shape.batch, shape.query_heads, shape.queries, shape.head_size}),
                    uninitialized); // the kernel writes every row, zeros for fully masked ones
 
-    const token_rows q_rows(q), k_rows(k), v_rows(v);
+    const token_rows q_rows(q, false);
+    const key_value_rows kv(k, v);
+    const token_rows &k_rows = kv.k, &v_rows = kv.v;
     kernels::attention_problem p;
     p.batch = shape.batch;
     p.query_heads = shape.query_heads;
-    p.kv_heads = shape.kv_heads;
+    p.kv_heads = shape.kv_heads / k_rows.repeat;
     p.queries = shape.queries;
     p.keys = shape.keys;
     p.head_size = shape.head_size;
@@ -238,11 +281,11 @@ auto checked_attention(const Q& q, const K& k, const V& v, const Mask* mask,
 template <viewable Q, viewable K, viewable V, attention_option... Options>
 auto attention(Q&& q, K&& k, V&& v, const Options&... options) {
     if constexpr (detail::failed_view<view_of<Q>> || detail::failed_view<view_of<K>> ||
-                  detail::failed_view<view_of<V>>) {
-        return detail::failed_operation{}; // as_view has reported why it cannot read an operand
-    } else if constexpr (!view_of<Q>::is_strided || !view_of<K>::is_strided || !view_of<V>::is_strided) {
-        return attention(detail::strided_or_copy(q), detail::strided_or_copy(k), detail::strided_or_copy(v),
-                         options...);
+                  detail::failed_view<view_of<V>> ||
+                  (std::is_same_v<std::remove_cvref_t<Options>, detail::failed_operation> || ...)) {
+        return detail::failed_operation{}; // an operand or an option has reported why it cannot be read
+    } else if constexpr (!view_of<Q>::is_strided) { // k and v are read as they are: repeated heads in place
+        return attention(detail::strided_or_copy(q), k, v, options...);
     } else if constexpr (detail::mask_count<std::remove_cvref_t<Options>...> > 1) {
         static_assert(detail::always_false<Q>,
                       "ctein::attention: one explicit mask per call; combine the masks into one tensor (key "

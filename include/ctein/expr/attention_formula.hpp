@@ -269,11 +269,10 @@ struct einsum_fusion<Pattern, softmax_expression<S, M>, V> {
         using weights_view = view_of<const softmax_expression<S, M>>;
         if constexpr (failed_view<view_of<X>>) {
             return failed_operation{};
-        } else if constexpr (!view_of<X>::is_strided) {
-            return run(weights, eval(v));
         } else if constexpr (is_weighted_values_plan(
                                  einsum_structure<Pattern, weights_view, view_of<X>>::plan)) {
-            // the attention's own checks report mismatched lengths, in attention's words
+            // the attention's own checks report mismatched lengths, in attention's words; v is read
+            // as it is (values repeated per head by a repeat view are read once per head)
             return weights.with_inputs([&](const auto& q, const auto& k, const M* mask, const auto& request) {
                 return checked_attention<std::remove_cvref_t<decltype(q)>, std::remove_cvref_t<decltype(k)>,
                                          view_of<X>, M, false, S::names>(q, k, as_view(v), mask, request);
@@ -282,7 +281,7 @@ struct einsum_fusion<Pattern, softmax_expression<S, M>, V> {
             report<einsum_planned<Pattern, weights_view, view_of<X>>::error>();
             return failed_operation{};
         } else { // computed now: the weights may be a temporary of the caller's expression
-            return einsum_of_views<Pattern>(as_view(weights), as_view(v)); // the weights, read as a tensor
+            return einsum_of_any<Pattern>(as_view(weights), as_view(v)); // the weights, read as a tensor
         }
     }
 };

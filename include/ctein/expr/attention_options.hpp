@@ -75,13 +75,16 @@ struct mask_t {
 ///     ctein::tensor<bool, "q k", ctein::dyn, ctein::dyn> allowed(t, t);   // (T, T)
 ///     auto o = ctein::attention(q, k, v, ctein::mask(allowed));
 template <viewable X>
-requires borrowable<X&&>
 auto mask(X&& m) {
-    using element = typename view_of<X>::value_type;
-    static_assert(std::is_same_v<element, bool> || std::is_same_v<element, float>,
-                  "ctein::mask: a mask holds bool (true = keep) or float (added to the scores)");
-    return mask_t<view_of<X>>{as_view(m), std::is_same_v<element, bool> ? kernels::mask_kind::keep
-                                                                        : kernels::mask_kind::additive};
+    if constexpr (!detail::can_borrow<X&&>()) {
+        return detail::failed_operation{};
+    } else {
+        using element = typename view_of<X>::value_type;
+        static_assert(std::is_same_v<element, bool> || std::is_same_v<element, float>,
+                      "ctein::mask: a mask holds bool (true = keep) or float (added to the scores)");
+        return mask_t<view_of<X>>{as_view(m), std::is_same_v<element, bool> ? kernels::mask_kind::keep
+                                                                            : kernels::mask_kind::additive};
+    }
 }
 
 /// A bool mask whose true elements are left out (nn.MultiheadAttention's bool attn_mask, the
@@ -89,11 +92,14 @@ auto mask(X&& m) {
 ///
 ///     auto o = ctein::attention(q, k, v, ctein::ignore_mask(future));   // future: (T, T), true above the diagonal
 template <viewable X>
-requires borrowable<X&&>
 auto ignore_mask(X&& m) {
-    static_assert(std::is_same_v<typename view_of<X>::value_type, bool>,
-                  "ctein::ignore_mask: the mask holds bool (true = left out)");
-    return mask_t<view_of<X>>{as_view(m), kernels::mask_kind::ignore};
+    if constexpr (!detail::can_borrow<X&&>()) {
+        return detail::failed_operation{};
+    } else {
+        static_assert(std::is_same_v<typename view_of<X>::value_type, bool>,
+                      "ctein::ignore_mask: the mask holds bool (true = left out)");
+        return mask_t<view_of<X>>{as_view(m), kernels::mask_kind::ignore};
+    }
 }
 
 /// Key padding as nn.MultiheadAttention's key_padding_mask: bool [batch, keys], true = a padded
@@ -102,11 +108,14 @@ auto ignore_mask(X&& m) {
 ///     ctein::tensor<bool, "b s", 2, 7> padded;
 ///     auto o = ctein::attention(q, k, v, ctein::key_padding_mask(padded));
 template <viewable X>
-requires borrowable<X&&>
 auto key_padding_mask(X&& m) {
-    static_assert(std::is_same_v<typename view_of<X>::value_type, bool>,
-                  "ctein::key_padding_mask: the mask holds bool (true = a padded key, left out)");
-    return mask_t<view_of<X>, plan::mask_binding::key_padding>{as_view(m), kernels::mask_kind::ignore};
+    if constexpr (!detail::can_borrow<X&&>()) {
+        return detail::failed_operation{};
+    } else {
+        static_assert(std::is_same_v<typename view_of<X>::value_type, bool>,
+                      "ctein::key_padding_mask: the mask holds bool (true = a padded key, left out)");
+        return mask_t<view_of<X>, plan::mask_binding::key_padding>{as_view(m), kernels::mask_kind::ignore};
+    }
 }
 
 /// The factor of q·kᵀ; 1/sqrt(head size) when not given.
@@ -148,7 +157,8 @@ inline constexpr bool is_mask<mask_t<V, B>> = true;
 template <class T>
 concept attention_option_type =
     std::same_as<T, causal_t> || std::same_as<T, key_padding_t> || is_mask<T> || std::same_as<T, scale_t> ||
-    std::same_as<T, dropout_t> || std::same_as<T, threads_t> || std::same_as<T, with_weights_t>;
+    std::same_as<T, dropout_t> || std::same_as<T, threads_t> || std::same_as<T, with_weights_t> ||
+    std::same_as<T, failed_operation>; // an option whose making has reported an error
 
 /// How many explicit masks the options hold: at most one (a key must pass every mask, so several
 /// are one tensor combined by the caller, or key_padding and causal beside one).
@@ -196,6 +206,7 @@ inline void apply(attention_request& r, const threads_t& t) {
     r.threads = t.count;
 }
 inline void apply(attention_request&, const with_weights_t&) {}
+inline void apply(attention_request&, const failed_operation&) {}
 /// A mask is read from the option itself, once the plan has bound its axes to the scores.
 template <class V, plan::mask_binding B>
 void apply(attention_request&, const mask_t<V, B>&) {}

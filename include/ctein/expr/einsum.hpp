@@ -151,6 +151,18 @@ auto einsum_of_views(const V&... input) {
     return out;
 }
 
+/// `einsum_of_views` over views of any layout: grouped ones (a `repeat`, a merge of axes that are
+/// not neighbours) are copied to contiguous tensors first.
+template <fixed_string Pattern, class... V>
+auto einsum_of_any(const V&... input) {
+    if constexpr ((V::is_strided && ...)) {
+        return einsum_of_views<Pattern>(input...);
+    } else {
+        const auto readable = std::tuple{strided_or_copy(input)...}; // views, or copies of grouped ones
+        return std::apply([](const auto&... r) { return einsum_of_views<Pattern>(as_view(r)...); }, readable);
+    }
+}
+
 /// `einsum_of_views` by the reference kernel alone: what the GEMM path is tested against.
 template <fixed_string Pattern, class... V>
 auto einsum_of_views_by_reference(const V&... input) {
@@ -183,7 +195,7 @@ struct einsum_fusion {
 template <fixed_string Pattern, class... V>
 class einsum_expression {
 public:
-    using result_type = decltype(detail::einsum_of_views<Pattern>(std::declval<const V&>()...));
+    using result_type = decltype(detail::einsum_of_any<Pattern>(std::declval<const V&>()...));
     using value_type = typename result_type::value_type;
     using extents_type = typename result_type::extents_type;
     static constexpr auto names = result_type::names;
@@ -197,7 +209,7 @@ public:
 
     /// The computed tensor (computed on the first call).
     const result_type& value() const {
-        if (!value_) value_.emplace(std::apply(detail::einsum_of_views<Pattern, V...>, operands_));
+        if (!value_) value_.emplace(std::apply(detail::einsum_of_any<Pattern, V...>, operands_));
         return *value_;
     }
     const std::tuple<V...>& operands() const noexcept { return operands_; }
@@ -244,8 +256,6 @@ auto einsum(X&&... x) {
         return detail::einsum_fusion<Pattern, std::remove_cvref_t<X>...>::run(x...);
     } else if constexpr ((detail::failed_view<view_of<X>> || ...)) {
         return detail::failed_operation{}; // as_view has reported why it cannot read an operand
-    } else if constexpr (!(view_of<X>::is_strided && ...)) {
-        return einsum<Pattern>(detail::strided_or_copy(x)...);
     } else if constexpr (planned::error) {
         detail::report<planned::error>();
         return detail::failed_operation{};
@@ -253,10 +263,10 @@ auto einsum(X&&... x) {
         using first = std::tuple_element_t<0, std::tuple<view_of<X>...>>;
         static_assert((std::is_same_v<typename view_of<X>::value_type, typename first::value_type> && ...),
                       "ctein::einsum: the operands must have the same element type");
-        if constexpr ((borrowable<X&&> && ...)) {
+        if constexpr ((borrowable<X&&> && ...)) { // lazy, grouped views (a repeat) kept as they are
             return einsum_expression<Pattern, view_of<X>...>(as_view(x)...);
         } else {
-            return detail::einsum_of_views<Pattern>(as_view(x)...);
+            return detail::einsum_of_any<Pattern>(as_view(x)...);
         }
     }
 }

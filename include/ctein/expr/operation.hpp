@@ -68,11 +68,7 @@ plan::operand actual_operand(const V& v) {
 template <class X>
 constexpr bool can_view_without_copy() {
     using V = view_of<X>;
-    if constexpr (failed_view<V>) {
-        return false; // as_view has reported why it cannot read X
-    } else if constexpr (!borrowable<X>) {
-        static_assert(always_false<V>, "ctein: the result would view a temporary tensor that is about to be "
-                                       "destroyed; keep the tensor in a variable first");
+    if constexpr (!can_borrow<X>()) {
         return false;
     } else if constexpr (!V::is_strided) {
         static_assert(always_false<V>, "ctein: the input merges axes that are not adjacent in memory; "
