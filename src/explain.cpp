@@ -3,6 +3,8 @@
 #include "explain.hpp"
 
 #include <ctein/core/shape_text.hpp>
+#include <ctein/pattern/axis_names.hpp>
+#include <ctein/plan/attention_plan.hpp>
 #include <ctein/plan/einsum_plan.hpp>
 #include <ctein/plan/pack_plan.hpp>
 #include <ctein/plan/parse_shape_plan.hpp>
@@ -25,6 +27,8 @@ struct request {
     std::string op = "rearrange";
     std::string reduction;
     std::vector<shape> shapes;
+    std::vector<std::string> names; ///< per --shape, in order; "" for an unnamed tensor
+    bool key_padding_mask = false;  ///< --op attention: the fourth shape is a [batch, keys] key padding mask
     std::vector<std::string> length_names;
     std::vector<std::size_t> length_values;
     std::vector<std::vector<long>> packed;
@@ -36,6 +40,7 @@ struct usage_error {
 };
 
 std::size_t number(std::string_view text) {
+    if (text == "?") return dyn; // a length known only at run time: planned as the compiler plans it
     std::size_t value = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec != std::errc{} || end != text.data() + text.size())
@@ -98,6 +103,12 @@ request read(std::span<const std::string_view> args) {
                 throw usage_error{"--op reduce:NAME, e.g. reduce:mean"};
         } else if (word == "--shape") {
             r.shapes.push_back(shape_of(value()));
+        } else if (word == "--names") {
+            if (r.shapes.empty()) throw usage_error{"--names follows the --shape it names"};
+            r.names.resize(r.shapes.size());
+            r.names.back() = std::string(value());
+        } else if (word == "--key-padding-mask") {
+            r.key_padding_mask = true;
         } else if (word == "-a" || word == "--axis") {
             const std::string_view given = value();
             const std::size_t eq = given.find('=');
@@ -118,15 +129,20 @@ request read(std::span<const std::string_view> args) {
             throw usage_error{"unexpected argument: " + std::string(word)};
         }
     }
+    if (r.op == "attention" && !have_pattern) {
+        have_pattern = true; // attention takes no pattern
+    }
     if (!have_pattern) throw usage_error{"no pattern"};
+    r.names.resize(r.shapes.size());
     return r;
 }
 
-plan::operand operand_of(const shape& s, bool floating_point) {
+plan::operand operand_of(const shape& s, std::string_view names, bool floating_point) {
     if (s.size() > plan::max_dims) throw usage_error{"more dimensions than ctein's limit"};
     plan::operand o;
     o.rank = s.size();
     for (std::size_t r = 0; r < s.size(); ++r) o.extents[r] = s[r];
+    o.names = names;
     o.floating_point = floating_point;
     return o;
 }
@@ -136,6 +152,39 @@ std::string tuple_text(std::span<const std::size_t> s) {
     append_python_tuple(text, s);
     return std::string(text.view());
 }
+
+/// ctein::attention's plan: the lengths, the scores' names, how the mask binds, the output.
+diagnostic describe_attention(std::ostream& out, const request& q, const std::vector<plan::operand>& operands) {
+    if (q.shapes.size() != 3 && q.shapes.size() != 4)
+        throw usage_error{"--op attention takes --shape q, k, v and optionally a mask"};
+    plan::attention_extras extras;
+    if (operands.size() == 4) extras.mask = operands[3];
+    extras.binding = q.key_padding_mask ? plan::mask_binding::key_padding : plan::mask_binding::scores;
+    const plan::attention_plan p = plan::make_attention_plan(operands[0], operands[1], operands[2], extras);
+    if (p.error) return p.error;
+    const plan::attention_shape& s = p.shape;
+    const auto length = [](std::size_t n) { return n == dyn ? std::string("?") : std::to_string(n); };
+    out << "lengths:   batch=" << length(s.batch) << " heads=" << length(s.query_heads)
+        << " kv_heads=" << length(s.kv_heads) << " queries=" << length(s.queries) << " keys=" << length(s.keys)
+        << " head_size=" << length(s.head_size) << "\n";
+    out << "scores:    \"" << p.score_names[0] << " " << p.score_names[1] << " " << p.score_names[2] << " "
+        << p.score_names[3] << "\" [batch, heads, queries, keys]\n";
+    if (p.mask_rank != 0) {
+        constexpr std::string_view axes[] = {"batch", "heads", "queries", "keys"};
+        out << "mask:      ";
+        for (std::size_t i = 0; i < p.mask_rank; ++i)
+            out << (i ? ", " : "") << "dimension " << i << " is the "
+                << axes[static_cast<std::size_t>(p.mask_axes[i])];
+        out << (q.key_padding_mask ? " (key padding)" : "") << "\n";
+    }
+    const std::size_t extents[] = {s.batch, s.query_heads, s.queries, s.head_size};
+    out << "output:    " << tuple_text(extents) << " \""
+        << (q.names[0].empty() ? std::string("b h q d") : q.names[0]) << "\"\n";
+    out << "plan:      one fused kernel call (online softmax, no " << length(s.queries) << " x "
+        << length(s.keys) << " scores)\n";
+    return diagnostic{};
+}
+
 
 /// How elementary axis `a` of a recipe is written: its name, a number, or `…k` for the k-th axis
 /// the ellipsis stands for.
@@ -150,7 +199,8 @@ std::string axis_name(const plan::recipe& r, std::string_view pattern, std::size
 void describe_recipe(std::ostream& out, const request& q, const plan::recipe& r) {
     out << "axes:      ";
     for (std::size_t a = 0; a < r.axis_count; ++a)
-        out << (a ? " " : "") << axis_name(r, q.pattern, a) << "=" << r.lengths[a];
+        out << (a ? " " : "") << axis_name(r, q.pattern, a) << "="
+            << (r.lengths[a] == dyn ? std::string("?") : std::to_string(r.lengths[a]));
     out << "\n";
     std::vector<std::size_t> extents(r.output_extents.begin(), r.output_extents.begin() + r.output_rank);
     out << "output:    " << tuple_text(extents)
@@ -165,6 +215,8 @@ void describe_recipe(std::ostream& out, const request& q, const plan::recipe& r)
         }
         out << (any ? "" : " nothing (a copy)") << ", into a new contiguous tensor (vectorised kernel)\n";
     }
+    bool dynamic = false;
+    for (const std::size_t n : q.shapes[0]) dynamic = dynamic || n == dyn;
     // the strides of each axis in a contiguous input, and how the result walks them
     std::vector<std::ptrdiff_t> input_strides(plan::max_dims), strides(plan::max_axes);
     for (std::size_t k = r.input_rank, stride = 1; k-- > 0;) {
@@ -182,8 +234,12 @@ void describe_recipe(std::ostream& out, const request& q, const plan::recipe& r)
                       "out with the tiled SIMD copy")
             << "\n";
     }
-    out << "walk:      ";
-    for (std::size_t k = 0; k < r.output_rank; ++k) {
+    if (dynamic) {
+        out << "walk:      strides known once the ? lengths are\n";
+    } else {
+        out << "walk:      ";
+    }
+    for (std::size_t k = 0; k < r.output_rank && !dynamic; ++k) {
         const plan::group g = r.output_dims[k];
         out << (k ? " | " : "") << (g.count == 0 ? "1" : "");
         for (std::size_t i = 0; i < g.count; ++i) {
@@ -191,7 +247,7 @@ void describe_recipe(std::ostream& out, const request& q, const plan::recipe& r)
             out << (i ? " " : "") << axis_name(r, q.pattern, a) << ":" << strides[a];
         }
     }
-    out << "   (axis:stride in the input, by output dimension)\n";
+    if (!dynamic) out << "   (axis:stride in the input, by output dimension)\n";
     if (r.op == plan::operation::repeat) {
         out << "new axes:  ";
         bool any = false;
@@ -206,20 +262,28 @@ void describe_recipe(std::ostream& out, const request& q, const plan::recipe& r)
 
 explanation plan_and_describe(const request& q) {
     std::ostringstream out;
-    out << "pattern:   " << q.pattern << "\n";
+    if (q.op != "attention") out << "pattern:   " << q.pattern << "\n";
     out << "operation: " << q.op << (q.reduction.empty() ? "" : " " + q.reduction) << "\n";
-    for (const shape& s : q.shapes) out << "input:     " << tuple_text(s) << "\n";
+    for (std::size_t i = 0; i < q.shapes.size(); ++i)
+        out << "input:     " << tuple_text(q.shapes[i]) << (q.names[i].empty() ? "" : " \"" + q.names[i] + "\"")
+            << "\n";
     for (std::size_t i = 0; i < q.length_names.size(); ++i)
         out << "length:    " << q.length_names[i] << "=" << q.length_values[i] << "\n";
     std::vector<plan::operand> operands;
-    for (const shape& s : q.shapes) operands.push_back(operand_of(s, q.floating_point));
+    for (std::size_t i = 0; i < q.shapes.size(); ++i) {
+        if (const diagnostic d = pattern::check_axis_names(q.names[i], q.shapes[i].size()))
+            return {1, out.str() + "error:     " + std::string(d.message().view()) + "\n"};
+        operands.push_back(operand_of(q.shapes[i], q.names[i], q.floating_point));
+    }
     const auto one_input = [&] {
         if (q.shapes.size() != 1) throw usage_error{"--op " + q.op + " takes one --shape"};
         return operands[0];
     };
 
     diagnostic error;
-    if (q.op == "rearrange" || q.op == "reduce" || q.op == "repeat") {
+    if (q.op == "attention") {
+        error = describe_attention(out, q, operands);
+    } else if (q.op == "rearrange" || q.op == "reduce" || q.op == "repeat") {
         const plan::operation op = q.op == "rearrange" ? plan::operation::rearrange
                                    : q.op == "reduce"  ? plan::operation::reduce
                                                        : plan::operation::repeat;
@@ -301,8 +365,12 @@ explanation plan_and_describe(const request& q) {
 
 std::string_view usage() noexcept {
     return "usage: ctein explain PATTERN [--op rearrange|reduce:NAME|repeat|einsum|pack|unpack|parse_shape]\n"
-           "                     [--shape 2,5,512]... [-a NAME=LENGTH]... [--packed \"[[], [3], [2, 3]]\"]\n"
-           "                     [--dtype float|int|bool]\n"
+           "                     [--shape 2,?,512 [--names \"b s c\"]]... [-a NAME=LENGTH]...\n"
+           "                     [--packed \"[[], [3], [2, 3]]\"] [--dtype float|int|bool]\n"
+           "       ctein explain --op attention --shape Q --shape K --shape V [--shape MASK]\n"
+           "                     [--names ...] [--key-padding-mask]\n"
+           "  A ? in --shape is a length known only at run time; --names gives the tensor before it axis\n"
+           "  names (\"\" for none), checked as the compiler checks a named tensor's.\n"
            "  Prints what ctein makes of PATTERN for tensors of these shapes: the axes and their lengths,\n"
            "  the result's shape and the plan, or the error the compiler would give.\n"
            "  example: ctein explain \"b s (h d) -> b h s d\" --shape 2,5,512 -a h=8\n";

@@ -16,8 +16,9 @@ struct explanation {
 
 /// Explains `args`, the words after `ctein explain`:
 ///     PATTERN [--op rearrange|reduce:NAME|repeat|einsum|pack|unpack|parse_shape]
-///             [--shape 2,5,512]... [-a NAME=LENGTH]... [--packed "[[], [3], [2, 3]]"]
-///             [--dtype float|int|bool]
+///             [--shape 2,?,512 [--names "b s c"]]... [-a NAME=LENGTH]...
+///             [--packed "[[], [3], [2, 3]]"] [--dtype float|int|bool]
+///     --op attention --shape Q --shape K --shape V [--shape MASK] [--names ...] [--key-padding-mask]
 explanation explain(std::span<const std::string_view> args);
 
 /// The usage text.

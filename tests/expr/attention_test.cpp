@@ -235,4 +235,46 @@ TEST_CASE("dynamic extents are checked at run time with the compiler's messages"
     CHECK_THROWS_WITH(
         ctein::attention(q, k, v, ctein::mask(keep)),
         Catch::StartsWith("Shape mismatch in attention mask, keys axis: 5 does not broadcast to 6"));
+    // unnamed masks as PyTorch reads them: a (Tq, Tk) mask of the wrong length names the queries
+    ctein::tensor<bool, "", ctein::dyn, ctein::dyn> allowed(5, 6);
+    CHECK_NOTHROW(ctein::attention(q, k, v, ctein::mask(allowed)));
+    ctein::tensor<bool, "", ctein::dyn, ctein::dyn> wrong_queries(4, 6);
+    CHECK_THROWS_WITH(
+        ctein::attention(q, k, v, ctein::mask(wrong_queries)),
+        Catch::StartsWith("Shape mismatch in attention mask, queries axis: 4 does not broadcast to 5") &&
+            Catch::Contains("mask (4, 6)"));
+    ctein::tensor<bool, "b k", ctein::dyn, ctein::dyn> padding(2, 6);
+    CHECK_THROWS_WITH(ctein::attention(q, k, v, ctein::key_padding_mask(padding)),
+                      Catch::StartsWith("Shape mismatch in attention mask, batch axis: 2 does not broadcast to 1"));
+    // the same lengths in the formula, with the formula's names for the scores
+    ctein::tensor<bool, "q k", ctein::dyn, ctein::dyn> named_wrong(5, 5);
+    const auto scores = ctein::einsum<"b h q d, b h k d -> b h q k">(q, k);
+    CHECK_THROWS_WITH(ctein::eval(ctein::softmax<"k">(scores + ctein::mask(named_wrong))),
+                      Catch::StartsWith("Shape mismatch in attention mask, keys axis: 5 does not broadcast to 6"));
+}
+
+TEST_CASE("a [B, Tk] mask is key padding by its names or as key_padding_mask; (T, T) by its rank",
+          "[attention]") {
+    const inputs in;
+    const std::int64_t lengths[B] = {6, 3};
+    const auto padded = ctein::attention(in.q, in.k, in.v, ctein::key_padding(lengths));
+    ctein::tensor<bool, "", B, T> padding; // true = padded, unnamed
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t j = 0; j < T; ++j) padding(b, j) = static_cast<std::int64_t>(j) >= lengths[b];
+    check_close(ctein::attention(in.q, in.k, in.v, ctein::key_padding_mask(padding)), padded);
+    check_close(ctein::attention(in.q, in.k, in.v, ctein::ignore_mask(ctein::named<"b k">(padding))), padded);
+    // an unnamed (T, T) mask is read as [queries, keys], whatever the batch
+    ctein::tensor<bool, "", T, T> lower;
+    for (std::size_t i = 0; i < T; ++i)
+        for (std::size_t j = 0; j < T; ++j) lower(i, j) = j <= i;
+    check_close(ctein::attention(in.q, in.k, in.v, ctein::mask(lower)),
+                ctein::attention(in.q, in.k, in.v, ctein::causal));
+    // the output and the weights are named the same way by both entry points
+    const auto [o, w] = ctein::attention(in.q, in.k, in.v, ctein::with_weights);
+    static_assert(std::is_same_v<std::remove_cvref_t<decltype(o)>, ctein::tensor<float, "b h s d", B, H, T, D>>);
+    const auto [o2, w2] = ctein::attention(in.q, ctein::named<"b h t d">(in.k), ctein::named<"b h t d">(in.v),
+                                           ctein::with_weights);
+    static_assert(std::is_same_v<std::remove_cvref_t<decltype(w2)>, ctein::tensor<float, "b h s t", B, H, T, T>>);
+    CHECK(bitwise_equal(o, o2));
+    CHECK(bitwise_equal(w, w2));
 }
