@@ -115,6 +115,24 @@ int main(int argc, char** argv) {
     const auto multi = ctein::attention(q, shared_k, shared_v, ctein::causal);
     std::printf("  grouped-query, 2 kv heads     %s\n", ctein::describe(grouped).c_str());
     std::printf("  multi-query, 1 kv head        %s\n", ctein::describe(multi).c_str());
+    //    ... and as seed 003 writes it, repeat_interleave then the formula: the repeats are views,
+    //    read once per key/value head by the same kernel
+    const auto repeated_k = ctein::repeat<"b g s d -> b (g r) s d">(group_k, ctein::len<"r", 4>);
+    const auto repeated_v = ctein::repeat<"b g s d -> b (g r) s d">(group_v, ctein::len<"r", 4>);
+    const auto seed_gqa = ctein::einsum<"b h q k, b h k d -> b h q d">(
+        ctein::softmax<"k">(ctein::einsum<"b h q d, b h k d -> b h q k">(q, repeated_k) / std::sqrt(float(d)) +
+                            ctein::causal),
+        repeated_v);
+    std::printf("  grouped-query, seed 003's way same bits, no copy: %s\n",
+                largest_difference(seed_gqa, grouped) == 0.0f ? "yes" : "NO");
+
+    // seed 001's (T, T) future mask (true = left out), read as PyTorch reads a 2-D attn_mask
+    ctein::tensor<bool, "", ctein::dyn, ctein::dyn> future(tokens, tokens);
+    for (std::size_t i = 0; i < tokens; ++i)
+        for (std::size_t j = 0; j < tokens; ++j) future(i, j) = j > i;
+    const auto masked = ctein::attention(q, k, v, ctein::ignore_mask(future));
+    std::printf("  a (T, T) future mask          the causal result: %s\n",
+                largest_difference(masked, self) <= 1e-5f ? "yes" : "NO");
 
     // 5. a KV-cache decode step: one new query against the cache, offset so it sees every key
     ctein::tensor<float, "b h s d", batch, heads, 1, d> step;
@@ -131,7 +149,8 @@ int main(int argc, char** argv) {
                 row_sum);
 
     // timing: one batch element, 12 heads of 64, against plain loops
-    const bool same = largest_difference(formula, self) == 0.0f && std::abs(row_sum - 1.0f) < 1e-5f;
+    const bool same = largest_difference(formula, self) == 0.0f && std::abs(row_sum - 1.0f) < 1e-5f &&
+                      largest_difference(seed_gqa, grouped) == 0.0f && largest_difference(masked, self) <= 1e-5f;
     if (!timing) return same ? EXIT_SUCCESS : EXIT_FAILURE;
     std::printf("\n%-8s %-22s %-22s %s\n", "tokens", "ctein::attention", "naive loops", "speed-up");
     for (const std::size_t n : {256, 1024}) {

@@ -1,4 +1,5 @@
 // The same in the formula: scores plus a mask of a temporary: one error, in the mask.
+// expect-error-in-header: a static_assert on the argument type (a temporary)
 // expect-error: the result would view a temporary tensor that is about to be destroyed
 #include <ctein/ctein.hpp>
 

@@ -1,5 +1,6 @@
 // A mask option viewing a temporary tensor would dangle before the call reads it: one error, in
 // the mask, and none from the attention call around it.
+// expect-error-in-header: a static_assert on the argument type (a temporary)
 // expect-error: the result would view a temporary tensor that is about to be destroyed
 #include <ctein/ctein.hpp>
 

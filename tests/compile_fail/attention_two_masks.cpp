@@ -1,4 +1,5 @@
 // Two explicit masks in one call: the kernel reads one, so ctein refuses rather than drop one.
+// expect-error-in-header: a static_assert on the option types
 // expect-error: one explicit mask per call
 #include <ctein/ctein.hpp>
 

@@ -1,4 +1,5 @@
 // Renaming the axes of a temporary tensor gives a view that would dangle.
+// expect-error-in-header: a static_assert on the argument type (a temporary)
 // expect-error: the result would view a temporary tensor that is about to be destroyed
 #include <ctein/ctein.hpp>
 

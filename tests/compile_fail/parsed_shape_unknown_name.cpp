@@ -1,4 +1,5 @@
 // Asking a parsed shape for a name its pattern does not have.
+// expect-error-in-header: a static_assert in the member function asked for
 // expect-error: the pattern names no such axis
 #include <ctein/ctein.hpp>
 

@@ -1,4 +1,5 @@
 // A view that merges axes not adjacent in memory must be materialised before it is rearranged.
+// expect-error-in-header: a static_assert on the input layout
 // expect-error: the input merges axes that are not adjacent in memory; materialise it with ctein::eval first
 #include <ctein/ctein.hpp>
 

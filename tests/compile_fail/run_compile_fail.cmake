@@ -13,6 +13,7 @@
 #   // expect-error-gcc: TEXT     (g++ only)   // expect-error-clang: TEXT   (clang only)
 # Compilers escape quotes inside the strings they print (g++ in template arguments, clang in
 # static_assert messages); the error line is unescaped before it is searched.
+cmake_policy(SET CMP0007 NEW) # lists keep their empty lines
 foreach(var COMPILER COMPILER_ID SOURCE MODE INCLUDE_DIRS)
     if(NOT DEFINED ${var})
         message(FATAL_ERROR "run_compile_fail.cmake: ${var} is not set")
@@ -40,6 +41,8 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E env LC_ALL=C ${common} -DCTEIN_COMPI
 if(result EQUAL 0)
     message(FATAL_ERROR "${SOURCE} compiled, but it must not")
 endif()
+
+file(READ ${SOURCE} source_text)
 
 # Splits text into a list of lines; semicolons (list separators in CMake) are kept as <semicolon>.
 function(split_lines text out)
@@ -69,13 +72,23 @@ set(line_budget_clang 34)
 if(line_count GREATER line_budget_${COMPILER_ID})
     message(FATAL_ERROR "the diagnostic takes ${line_count} lines, over the budget of ${line_budget_${COMPILER_ID}}:\n${output}")
 endif()
+# g++ reports a pattern's or attention's mistake at the user's line (core/diagnose.hpp): the
+# diagnostic opens with the source file, unless the source says why not (a static_assert in the
+# header: a temporary, a grouped input, a reader refusing a type), with `// expect-error-in-header:`.
+if(COMPILER_ID STREQUAL "gcc" AND NOT source_text MATCHES "// expect-error-in-header: ")
+    list(GET lines 0 first_line)
+    string(FIND "${first_line}" "${SOURCE}:" at)
+    if(NOT at EQUAL 0)
+        message(FATAL_ERROR "the diagnostic does not open at the user's file, but with\n  ${first_line}\n\n"
+                            "full output:\n${output}")
+    endif()
+endif()
 list(GET errors 0 first_error)
 string(REPLACE "\\'" "'" first_error "${first_error}")
 string(REPLACE "\\\"" "\"" first_error "${first_error}")
 string(REPLACE "\\\\" "\\" first_error "${first_error}")
 string(REPLACE "<semicolon>" ";" first_error "${first_error}")
 
-file(READ ${SOURCE} source_text)
 split_lines("${source_text}" source_lines)
 set(expectations "")
 foreach(line IN LISTS source_lines)

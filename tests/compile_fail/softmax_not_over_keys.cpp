@@ -1,4 +1,5 @@
 // softmax over the queries instead of the keys (dim=-2 for dim=-1).
+// expect-error-in-header: a static_assert on the axis given to softmax
 // expect-error: ctein::softmax: attention weights are normalised over the keys, the last axis of the scores
 #include <ctein/ctein.hpp>
 

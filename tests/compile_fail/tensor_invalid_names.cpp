@@ -1,4 +1,5 @@
 // A tensor type's axis names must be valid names, one per dimension.
+// expect-error-in-header: the tensor type checks its names where it is declared (a class template)
 // expect-error-gcc: Invalid axis names "b s" for a tensor of 3 dimensions: it names 2
 // expect-error-clang: Invalid axis names "{}" for a tensor of {} dimensions: {}
 // expect-error-clang: text<'b', ' ', 's'>

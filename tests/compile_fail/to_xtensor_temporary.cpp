@@ -1,5 +1,6 @@
 // An xtensor adaptor of a temporary tensor would dangle: to_xtensor(eval(view)) used to compile and
 // read freed memory.
+// expect-error-in-header: a static_assert on the argument type (a temporary)
 // expect-error: the result would view a temporary tensor that is about to be destroyed
 #include <ctein/ctein.hpp>
 #include <ctein/xtensor.hpp>

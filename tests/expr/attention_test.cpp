@@ -253,7 +253,7 @@ TEST_CASE("dynamic extents are checked at run time with the compiler's messages"
                       Catch::StartsWith("Shape mismatch in attention mask, keys axis: 5 does not broadcast to 6"));
 }
 
-TEST_CASE("a [B, Tk] mask is key padding by its names or as key_padding_mask; (T, T) by its rank",
+TEST_CASE("a B x Tk mask is key padding by its names or as key_padding_mask, a T x T one by its rank",
           "[attention]") {
     const inputs in;
     const std::int64_t lengths[B] = {6, 3};

@@ -65,7 +65,7 @@ TEST_CASE("a named mask binds by its names, in the scores' order", "[plan][atten
     STATIC_REQUIRE(mask_error(2, "t s", cross) == errc::attention_mask_order);
 }
 
-TEST_CASE("a key padding mask is [batch, keys]", "[plan][attention]") {
+TEST_CASE("a key padding mask is batch x keys", "[plan][attention]") {
     STATIC_REQUIRE(roles(2, "", bhqk, mask_binding::key_padding) == "bk");
     STATIC_REQUIRE(roles(2, "x y", bhqk, mask_binding::key_padding) == "bk");
     STATIC_REQUIRE(bind_mask(3, "", mask_binding::key_padding, bhqk).error.code ==

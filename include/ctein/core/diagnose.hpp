@@ -81,6 +81,30 @@ CTEIN_ERROR_TABLE(CTEIN_REPORT_CASE)
 
 #endif
 
+/// What a call gives after its mistake was reported at the call itself: a failed result whose type
+/// names the message (`Error` is `compile_time_error<"...">`).
+template <class Error>
+struct failed : failed_operation {};
+
+/// g++ reports a mistake at the user's own line: each entry point has a deleted overload, chosen
+/// when the mistake is there, whose return type carries the message, so the diagnostic opens with
+/// "user.cpp: In function ...", then "user.cpp:LINE: error: use of deleted function
+/// 'ctein::detail::failed<ctein::compile_time_error<...{"message"}> > ...'". clang names a deleted
+/// function without its return type, so there the entry point's body reports it (report below).
+#if defined(__clang__)
+inline constexpr bool reports_at_call = false;
+#else
+inline constexpr bool reports_at_call = true;
+#endif
+
+/// Whether the call whose mistake is `D` takes its entry point's deleted overload.
+template <const diagnostic& D>
+inline constexpr bool fails_at_call = reports_at_call && static_cast<bool>(D);
+
+/// The return type of the deleted overload for mistake `D`.
+template <const diagnostic& D>
+using reported_at_call = failed<compile_time_error<message_text<D>>>;
+
 /// Reports `D`, if it is an error, as one compile error. Call it once, at the entry point that
 /// found the mistake, and return without instantiating anything else, so that the error does
 /// not cascade. In a class body, `using checked = decltype(detail::report<D>());` does the same

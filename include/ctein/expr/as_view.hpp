@@ -38,6 +38,8 @@ struct view_adaptor<detail::failed_operation> {
     static detail::failed_operation view(const detail::failed_operation&);
     static constexpr bool owning = false;
 };
+template <class Error>
+struct view_adaptor<detail::failed<Error>> : view_adaptor<detail::failed_operation> {};
 
 namespace detail {
 /// What as_view gives once a view_adaptor has reported that it cannot read its type.

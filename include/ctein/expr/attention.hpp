@@ -259,6 +259,27 @@ auto checked_attention(const Q& q, const K& k, const V& v, const Mask* mask,
     }
 }
 
+/// The mistake attention's checks find in a call, reported at the call on g++ (core/diagnose.hpp);
+/// none where an operand or option has reported its own, or where the body reports it.
+template <class Q, class K, class V, class... Options>
+struct attention_error {
+    static constexpr diagnostic value = [] {
+        if constexpr (!(viewable<Q> && viewable<K> && viewable<V> && (attention_option<Options> && ...))) {
+            return diagnostic{}; // substituted before the overload's constraints are checked
+        } else if constexpr (failed_view<view_of<Q>> || failed_view<view_of<K>> || failed_view<view_of<V>> ||
+                      (std::is_same_v<Options, failed_operation> || ...) || mask_count<Options...> > 1) {
+            return diagnostic{};
+        } else {
+            using q_view = view_of<decltype(strided_or_copy(std::declval<std::remove_reference_t<Q>&>()))>;
+            return attention_planned<q_view, view_of<K>, view_of<V>, typename mask_among<Options...>::type>::error;
+        }
+    }();
+};
+
+/// What a mistaken call to attention returns: the failure, or a pair of them with weights.
+template <class Mistake, class... Options>
+using attention_mistake = std::conditional_t<wants_weights<Options...>, attention_result<Mistake, Mistake>, Mistake>;
+
 } // namespace detail
 
 /// Scaled dot-product attention in one fused kernel: softmax(q·kᵀ·scale + masks)·v, without a
@@ -279,6 +300,7 @@ auto checked_attention(const Q& q, const K& k, const V& v, const Mask* mask,
 ///     auto o = ctein::attention(q, k, v, ctein::causal);
 ///     auto [o2, w] = ctein::attention(q, k, v, ctein::mask(keep), ctein::with_weights);
 template <viewable Q, viewable K, viewable V, attention_option... Options>
+requires(!detail::fails_at_call<detail::attention_error<Q, K, V, std::remove_cvref_t<Options>...>::value>)
 auto attention(Q&& q, K&& k, V&& v, const Options&... options) {
     if constexpr (detail::failed_view<view_of<Q>> || detail::failed_view<view_of<K>> ||
                   detail::failed_view<view_of<V>> ||
@@ -308,5 +330,11 @@ auto attention(Q&& q, K&& k, V&& v, const Options&... options) {
                                                                             as_view(v), mask, request);
     }
 }
+
+/// A mistaken attention call, reported at the caller's line (g++).
+template <viewable Q, viewable K, viewable V, attention_option... Options,
+          class Mistake = detail::reported_at_call<detail::attention_error<Q, K, V, std::remove_cvref_t<Options>...>::value>>
+requires detail::fails_at_call<detail::attention_error<Q, K, V, std::remove_cvref_t<Options>...>::value>
+detail::attention_mistake<Mistake, Options...> attention(Q&& q, K&& k, V&& v, const Options&... options) = delete;
 
 } // namespace ctein

@@ -203,7 +203,37 @@ private:
 /// Shape mistakes of q, k and the mask are reported here.
 ///
 ///     auto weights = ctein::softmax<"k">(ctein::einsum<"b h q d, b h k d -> b h q k">(q, k) * scale);
+namespace detail {
+/// The scores' einsum and mask types of a scores expression.
+template <class E>
+struct scores_parts {
+    using scores = E;
+    using mask = void;
+};
+template <class S, class M>
+struct scores_parts<attention_scores<S, M>> {
+    using scores = S;
+    using mask = M;
+};
+
+/// The mistake softmax finds in attention scores (attention's checks), reported at the call on g++.
+template <class E>
+struct softmax_error {
+    static constexpr diagnostic value = [] {
+        if constexpr (!scores_expression<E>) { // substituted before the overload's constraints are checked
+            return diagnostic{};
+        } else {
+            using parts = scores_parts<E>;
+            using operands = scores_operands<typename parts::scores>;
+            return attention_planned<typename operands::q, typename operands::k, typename operands::k,
+                                     typename parts::mask, parts::scores::names>::error;
+        }
+    }();
+};
+} // namespace detail
+
 template <fixed_string Axis, scores_expression E>
+requires(!detail::fails_at_call<detail::softmax_error<E>::value>)
 auto softmax(const E& e) {
     auto s = detail::as_attention_scores(e);
     using scores_type = decltype(s.scores);
@@ -225,6 +255,11 @@ auto softmax(const E& e) {
         return softmax_expression<scores_type, mask_type>(std::move(s));
     }
 }
+
+/// A softmax of mistaken scores, reported at the caller's line (g++).
+template <fixed_string Axis, scores_expression E, class Mistake = detail::reported_at_call<detail::softmax_error<E>::value>>
+requires detail::fails_at_call<detail::softmax_error<E>::value>
+Mistake softmax(const E& e) = delete;
 
 /// softmax of scores whose einsum has reported a compile error: that failure, and no error more.
 template <fixed_string Axis>
@@ -263,6 +298,20 @@ namespace detail {
 template <fixed_string Pattern, class S, class M, class V>
 struct einsum_fusion<Pattern, softmax_expression<S, M>, V> {
     static constexpr bool applies = true;
+
+    /// What `run` reports: attention's checks for the fused shape, einsum's otherwise.
+    template <class W, class X>
+    static constexpr diagnostic error() {
+        using weights_view = view_of<const softmax_expression<S, M>>;
+        if constexpr (failed_view<view_of<X>>) {
+            return diagnostic{};
+        } else if constexpr (is_weighted_values_plan(einsum_structure<Pattern, weights_view, view_of<X>>::plan)) {
+            using operands = scores_operands<S>;
+            return attention_planned<typename operands::q, typename operands::k, view_of<X>, M, S::names>::error;
+        } else {
+            return einsum_planned<Pattern, weights_view, view_of<X>>::error;
+        }
+    }
 
     template <class W, class X>
     static auto run(const W& weights, X& v) {

@@ -183,6 +183,24 @@ template <fixed_string Pattern, class... X>
 struct einsum_fusion {
     static constexpr bool applies = false;
 };
+
+/// The mistake an einsum call's planner finds (or, for a fused expression, the fused kernel's
+/// checks), reported at the call on g++ (core/diagnose.hpp).
+template <fixed_string Pattern, class... X>
+struct einsum_error {
+    static constexpr diagnostic value = [] {
+        using fusion = einsum_fusion<Pattern, std::remove_cvref_t<X>...>;
+        if constexpr (!(viewable<X> && ...)) { // substituted before the overload's constraints are checked
+            return diagnostic{};
+        } else if constexpr (fusion::applies) {
+            return fusion::template error<X...>();
+        } else if constexpr ((failed_view<view_of<X>> || ...)) {
+            return diagnostic{};
+        } else {
+            return einsum_planned<Pattern, view_of<X>...>::error;
+        }
+    }();
+};
 } // namespace detail
 
 /// The value of `einsum<Pattern>(operands...)`, computed when first read: a lazy expression, so
@@ -250,6 +268,7 @@ struct view_adaptor<einsum_expression<Pattern, V...>> {
 ///     auto scores = ctein::einsum<"b h q d, b h k d -> b h q k">(q, k);
 ///     auto out = ctein::eval(ctein::einsum<"b h q k, b h k d -> b h q d">(weights, v));
 template <fixed_string Pattern, viewable... X>
+requires(!detail::fails_at_call<detail::einsum_error<Pattern, X...>::value>)
 auto einsum(X&&... x) {
     using planned = detail::einsum_planned<Pattern, view_of<X>...>;
     if constexpr (detail::einsum_fusion<Pattern, std::remove_cvref_t<X>...>::applies) {
@@ -270,5 +289,11 @@ auto einsum(X&&... x) {
         }
     }
 }
+
+/// A mistaken einsum (or attention formula), reported at the caller's line (g++).
+template <fixed_string Pattern, viewable... X,
+          class Mistake = detail::reported_at_call<detail::einsum_error<Pattern, X...>::value>>
+requires detail::fails_at_call<detail::einsum_error<Pattern, X...>::value>
+Mistake einsum(X&&... x) = delete;
 
 } // namespace ctein

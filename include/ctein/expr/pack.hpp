@@ -138,7 +138,22 @@ auto pack_views(const V&... input) {
 ///     ctein::tensor<float, "b c", 2, 64> cls;
 ///     ctein::tensor<float, "b h w c", 2, 14, 14, 64> patches;
 ///     auto [tokens, shapes] = ctein::pack<"b * c">(cls, patches);   // 2 x 197 x 64
+namespace detail {
+/// The mistake pack's planner finds in a call, reported at the call on g++ (core/diagnose.hpp).
+template <fixed_string Pattern, class... X>
+struct pack_error {
+    static constexpr diagnostic value = [] {
+        if constexpr (!(viewable<X> && ...) || (failed_view<view_of<X>> || ...)) {
+            return diagnostic{};
+        } else {
+            return pack_planned<Pattern, view_of<X>...>::error;
+        }
+    }();
+};
+} // namespace detail
+
 template <fixed_string Pattern, viewable... X>
+requires(!detail::fails_at_call<detail::pack_error<Pattern, X...>::value>)
 auto pack(X&&... x) {
     using planned = detail::pack_planned<Pattern, view_of<X>...>;
     using failed =
@@ -154,6 +169,12 @@ auto pack(X&&... x) {
         return detail::pack_views<Pattern>(as_view(x)...);
     }
 }
+
+/// A mistaken pack, reported at the caller's line (g++).
+template <fixed_string Pattern, viewable... X,
+          class Mistake = detail::reported_at_call<detail::pack_error<Pattern, X...>::value>>
+requires detail::fails_at_call<detail::pack_error<Pattern, X...>::value>
+std::pair<Mistake, Mistake> pack(X&&... x) = delete;
 
 namespace detail {
 
@@ -249,7 +270,24 @@ auto unpack_view(const V& input, const packed_shapes<E...>& shapes, std::index_s
 /// std::tuple of views of `x`, no copy, each with the static extents the shapes give.
 ///
 ///     auto [cls, patches] = ctein::unpack<"b * c">(tokens, shapes);
+namespace detail {
+/// The mistake unpack's planner finds in a call, reported at the call on g++ (core/diagnose.hpp).
+template <fixed_string Pattern, class X, class... E>
+struct unpack_error {
+    static constexpr diagnostic value = [] {
+        if constexpr (!viewable<X>) {
+            return diagnostic{};
+        } else if constexpr (failed_view<view_of<X>> || !borrowable<X> || !view_of<X>::is_strided) {
+            return diagnostic{}; // reported by the body
+        } else {
+            return unpack_planned<Pattern, view_of<X>, E...>::error;
+        }
+    }();
+};
+} // namespace detail
+
 template <fixed_string Pattern, viewable X, extents_type... E>
+requires(!detail::fails_at_call<detail::unpack_error<Pattern, X&&, E...>::value>)
 auto unpack(X&& x, const packed_shapes<E...>& shapes) {
     using V = view_of<X>;
     using failed = std::tuple<detail::failed_for<E>...>; // for `auto [a, b, ...]`
@@ -262,5 +300,11 @@ auto unpack(X&& x, const packed_shapes<E...>& shapes) {
         return detail::unpack_view<Pattern>(as_view(x), shapes, std::index_sequence_for<E...>{});
     }
 }
+
+/// A mistaken unpack, reported at the caller's line (g++).
+template <fixed_string Pattern, viewable X, extents_type... E,
+          class Mistake = detail::reported_at_call<detail::unpack_error<Pattern, X&&, E...>::value>>
+requires detail::fails_at_call<detail::unpack_error<Pattern, X&&, E...>::value>
+std::tuple<detail::failed_for<E>...> unpack(X&& x, const packed_shapes<E...>& shapes) = delete;
 
 } // namespace ctein

@@ -98,7 +98,22 @@ auto parsed_extents_type(std::index_sequence<K...>) -> extents<V::extents_type::
 ///     ctein::tensor<float, "", 2, 3, 32, 32> images;
 ///     auto s = ctein::parse_shape<"b _ h w">(images);
 ///     s.get<"h">() == 32;   // a constant: decltype(s)::extents_type::static_extent(1) == 32
+namespace detail {
+/// The mistake parse_shape's planner finds in a call, reported at the call on g++.
+template <fixed_string Pattern, class X>
+struct parse_shape_error {
+    static constexpr diagnostic value = [] {
+        if constexpr (!viewable<X> || failed_view<view_of<X>>) {
+            return diagnostic{};
+        } else {
+            return parse_shape_planned<Pattern, view_of<X>>::error;
+        }
+    }();
+};
+} // namespace detail
+
 template <fixed_string Pattern, viewable X>
+requires(!detail::fails_at_call<detail::parse_shape_error<Pattern, X>::value>)
 auto parse_shape(X&& x) {
     using V = view_of<X>;
     using planned = detail::parse_shape_planned<Pattern, V>;
@@ -126,5 +141,11 @@ auto parse_shape(X&& x) {
             result_extents::from_all(lengths));
     }
 }
+
+/// A mistaken parse_shape, reported at the caller's line (g++).
+template <fixed_string Pattern, viewable X,
+          class Mistake = detail::reported_at_call<detail::parse_shape_error<Pattern, X>::value>>
+requires detail::fails_at_call<detail::parse_shape_error<Pattern, X>::value>
+Mistake parse_shape(X&& x) = delete;
 
 } // namespace ctein

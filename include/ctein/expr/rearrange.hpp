@@ -118,6 +118,25 @@ constexpr auto view_operation(std::string_view operation, X&& x, Lengths... leng
     }
 }
 
+/// The mistake a view operation's planner finds in a call, reported at the call on g++ (core/
+/// diagnose.hpp); none when the input cannot be read or viewed, which the body reports.
+template <fixed_string Pattern, plan::operation Op, class X, class... Lengths>
+struct view_operation_error {
+    static constexpr diagnostic value = [] {
+        if constexpr (!viewable<X>) { // substituted before the overload's constraints are checked
+            return diagnostic{};
+        } else if constexpr (failed_view<view_of<X>>) {
+            return diagnostic{};
+        } else if constexpr (!borrowable<X> || !view_of<X>::is_strided) {
+            return diagnostic{};
+        } else {
+            return planned<Pattern, Op, view_of<X>, Lengths...>::error;
+        }
+    }();
+};
+template <fixed_string Pattern, plan::operation Op, class X, class... Lengths>
+inline constexpr const diagnostic& view_operation_error_v = view_operation_error<Pattern, Op, X, Lengths...>::value;
+
 } // namespace detail
 
 /// Rearranges the axes of `x` as `Pattern` says: einops' rearrange, with the pattern parsed and
@@ -134,9 +153,15 @@ constexpr auto view_operation(std::string_view operation, X&& x, Lengths... leng
 ///     auto q = ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h", 8>);  // 2 x 8 x 128 x 64
 ///     auto m = ctein::rearrange<"b h s d -> b s (h d)">(q);                         // back to 2 x 128 x 512
 template <fixed_string Pattern, viewable X, axis_length_type... Lengths>
+requires(!detail::fails_at_call<detail::view_operation_error_v<Pattern, plan::operation::rearrange, X&&, Lengths...>>)
 constexpr auto rearrange(X&& x, Lengths... lengths) {
     return detail::view_operation<Pattern, plan::operation::rearrange>("rearrange", std::forward<X>(x),
                                                                        lengths...);
 }
+/// A mistaken rearrange, reported at the caller's line (g++).
+template <fixed_string Pattern, viewable X, axis_length_type... Lengths,
+          class Mistake = detail::reported_at_call<detail::view_operation_error_v<Pattern, plan::operation::rearrange, X&&, Lengths...>>>
+requires detail::fails_at_call<detail::view_operation_error_v<Pattern, plan::operation::rearrange, X&&, Lengths...>>
+Mistake rearrange(X&& x, Lengths... lengths) = delete;
 
 } // namespace ctein

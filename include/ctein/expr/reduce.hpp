@@ -47,6 +47,19 @@ auto reduce_into_tensor(const V& input, const std::array<std::size_t, plan::max_
     return out;
 }
 
+/// The mistake reduce's planner finds in a call, reported at the call on g++ (core/diagnose.hpp).
+template <fixed_string Pattern, fixed_string Reduction, class X, class... Lengths>
+struct reduce_error {
+    static constexpr diagnostic value = [] {
+        if constexpr (!viewable<X>) { // substituted before the overload's constraints are checked
+            return diagnostic{};
+        } else if constexpr (failed_view<view_of<X>>) {
+            return diagnostic{};
+        } else {
+            return planned_as<Pattern, plan::operation::reduce, Reduction, view_of<X>, Lengths...>::error;
+        }
+    }();
+};
 } // namespace detail
 
 /// Reduces `x` over the axes that `Pattern` drops from its right side, with einops' reduction
@@ -59,6 +72,7 @@ auto reduce_into_tensor(const V& input, const std::array<std::size_t, plan::max_
 ///     auto per_token = ctein::reduce<"b h s d -> b s d", "mean">(scores);        // 2 x 128 x 64
 ///     auto pooled = ctein::reduce<"b c (h 2) (w 2) -> b c h w", "max">(image);   // 2x2 max pool
 template <fixed_string Pattern, fixed_string Reduction, viewable X, axis_length_type... Lengths>
+requires(!detail::fails_at_call<detail::reduce_error<Pattern, Reduction, X, Lengths...>::value>)
 auto reduce(X&& x, Lengths... lengths) {
     using V = view_of<X>;
     if constexpr (detail::failed_view<V>) {
@@ -79,5 +93,11 @@ auto reduce(X&& x, Lengths... lengths) {
         }
     }
 }
+
+/// A mistaken reduce, reported at the caller's line (g++).
+template <fixed_string Pattern, fixed_string Reduction, viewable X, axis_length_type... Lengths,
+          class Mistake = detail::reported_at_call<detail::reduce_error<Pattern, Reduction, X, Lengths...>::value>>
+requires detail::fails_at_call<detail::reduce_error<Pattern, Reduction, X, Lengths...>::value>
+Mistake reduce(X&& x, Lengths... lengths) = delete;
 
 } // namespace ctein
