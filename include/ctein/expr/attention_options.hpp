@@ -64,6 +64,25 @@ struct mask_t {
     static constexpr plan::mask_binding binding = Binding;
 };
 
+namespace detail {
+/// A mask's element type; bool for a mask that has already reported why it cannot be read, so
+/// that the options' element checks add nothing.
+template <class X>
+using mask_element = typename std::conditional_t<failed_view<view_of<X>>, std::type_identity<bool>,
+                                                 view_of<X>>::value_type;
+
+/// The option of mask `m` bound to the scores as `Binding`, its elements read as `kind`; a failure
+/// (reported once) when `m` is a temporary the option would outlive.
+template <plan::mask_binding Binding, class X>
+auto mask_option(X&& m, kernels::mask_kind kind) {
+    if constexpr (!can_borrow<X&&>()) {
+        return failed_operation{};
+    } else {
+        return mask_t<view_of<X>, Binding>{as_view(m), kind};
+    }
+}
+} // namespace detail
+
 /// A mask tensor, as PyTorch's scaled_dot_product_attention reads its attn_mask. Bool: true = the
 /// key takes part (the seeds' `masked_fill(mask == 0, ...)`). Float: added to the scaled scores
 /// (-inf leaves the key out). It broadcasts against the scores [batch, heads, queries, keys]:
@@ -76,15 +95,11 @@ struct mask_t {
 ///     auto o = ctein::attention(q, k, v, ctein::mask(allowed));
 template <viewable X>
 auto mask(X&& m) {
-    if constexpr (!detail::can_borrow<X&&>()) {
-        return detail::failed_operation{};
-    } else {
-        using element = typename view_of<X>::value_type;
-        static_assert(std::is_same_v<element, bool> || std::is_same_v<element, float>,
-                      "ctein::mask: a mask holds bool (true = keep) or float (added to the scores)");
-        return mask_t<view_of<X>>{as_view(m), std::is_same_v<element, bool> ? kernels::mask_kind::keep
-                                                                            : kernels::mask_kind::additive};
-    }
+    using element = detail::mask_element<X>;
+    static_assert(std::is_same_v<element, bool> || std::is_same_v<element, float>,
+                  "ctein::mask: a mask holds bool (true = keep) or float (added to the scores)");
+    return detail::mask_option<plan::mask_binding::scores>(
+        std::forward<X>(m), std::is_same_v<element, bool> ? kernels::mask_kind::keep : kernels::mask_kind::additive);
 }
 
 /// A bool mask whose true elements are left out (nn.MultiheadAttention's bool attn_mask, the
@@ -93,13 +108,9 @@ auto mask(X&& m) {
 ///     auto o = ctein::attention(q, k, v, ctein::ignore_mask(future));   // future: (T, T), true above the diagonal
 template <viewable X>
 auto ignore_mask(X&& m) {
-    if constexpr (!detail::can_borrow<X&&>()) {
-        return detail::failed_operation{};
-    } else {
-        static_assert(std::is_same_v<typename view_of<X>::value_type, bool>,
-                      "ctein::ignore_mask: the mask holds bool (true = left out)");
-        return mask_t<view_of<X>>{as_view(m), kernels::mask_kind::ignore};
-    }
+    static_assert(std::is_same_v<detail::mask_element<X>, bool>,
+                  "ctein::ignore_mask: the mask holds bool (true = left out)");
+    return detail::mask_option<plan::mask_binding::scores>(std::forward<X>(m), kernels::mask_kind::ignore);
 }
 
 /// Key padding as nn.MultiheadAttention's key_padding_mask: bool [batch, keys], true = a padded
@@ -109,13 +120,9 @@ auto ignore_mask(X&& m) {
 ///     auto o = ctein::attention(q, k, v, ctein::key_padding_mask(padded));
 template <viewable X>
 auto key_padding_mask(X&& m) {
-    if constexpr (!detail::can_borrow<X&&>()) {
-        return detail::failed_operation{};
-    } else {
-        static_assert(std::is_same_v<typename view_of<X>::value_type, bool>,
-                      "ctein::key_padding_mask: the mask holds bool (true = a padded key, left out)");
-        return mask_t<view_of<X>, plan::mask_binding::key_padding>{as_view(m), kernels::mask_kind::ignore};
-    }
+    static_assert(std::is_same_v<detail::mask_element<X>, bool>,
+                  "ctein::key_padding_mask: the mask holds bool (true = a padded key, left out)");
+    return detail::mask_option<plan::mask_binding::key_padding>(std::forward<X>(m), kernels::mask_kind::ignore);
 }
 
 /// The factor of q·kᵀ; 1/sqrt(head size) when not given.
