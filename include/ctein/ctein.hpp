@@ -18,6 +18,8 @@
 #include "expr/rearrange.hpp"
 #include "expr/reduce.hpp"
 #include "expr/repeat.hpp"
+#include "expr/slice.hpp"
 #include "expr/tensor.hpp"
 #include "expr/view.hpp"
+#include "io/npy.hpp"
 #include "kernels/thread_pool.hpp"

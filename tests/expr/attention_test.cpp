@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <string>
 
 namespace {
@@ -277,4 +278,46 @@ TEST_CASE("a B x Tk mask is key padding by its names or as key_padding_mask, a T
     static_assert(std::is_same_v<std::remove_cvref_t<decltype(w2)>, ctein::tensor<float, "b h s t", B, H, T, T>>);
     CHECK(bitwise_equal(o, o2));
     CHECK(bitwise_equal(w, w2));
+}
+
+TEST_CASE("run-time options: causal_if, an optional mask, dropout 0 in evaluation, one call site",
+          "[attention]") {
+    const inputs in;
+    const auto plain = ctein::attention(in.q, in.k, in.v);
+    const auto causal = ctein::attention(in.q, in.k, in.v, ctein::causal);
+    using keep_tensor = ctein::tensor<bool, "q k", T, T>;
+    std::optional<keep_tensor> allowed;
+    for (const bool is_decoder : {false, true}) {
+        for (const bool has_mask : {false, true}) {
+            for (const bool training : {false, true}) {
+                // one call site, one result type, whatever the flags
+                if (has_mask) {
+                    allowed.emplace();
+                    for (std::size_t i = 0; i < T; ++i)
+                        for (std::size_t j = 0; j < T; ++j) (*allowed)(i, j) = j <= i;
+                } else {
+                    allowed.reset();
+                }
+                const auto o = ctein::attention(in.q, in.k, in.v, ctein::causal_if(is_decoder), ctein::mask(allowed),
+                                                ctein::dropout(training ? 0.5f : 0.0f, 7));
+                static_assert(std::is_same_v<decltype(o), const qkv_tensor>);
+                INFO("decoder " << is_decoder << ", mask " << has_mask << ", training " << training);
+                if (training) {
+                    CHECK_FALSE(bitwise_equal(o, is_decoder || has_mask ? causal : plain));
+                } else if (is_decoder) {
+                    CHECK(bitwise_equal(o, causal));
+                } else if (has_mask) {
+                    check_close(o, causal); // the same keys, masked by the tensor instead
+                } else {
+                    CHECK(bitwise_equal(o, plain));
+                }
+            }
+        }
+    }
+    // the formula takes the same options
+    std::optional<ctein::tensor<bool, "b k", B, T>> padding;
+    const auto scores = ctein::einsum<"b h q d, b h k d -> b h q k">(in.q, in.k) / std::sqrt(float(D));
+    const auto o = ctein::einsum<"b h q k, b h k d -> b h q d">(
+        ctein::softmax<"k">(scores + ctein::causal_if(true) + ctein::ignore_mask(padding)), in.v);
+    CHECK(bitwise_equal(o, causal));
 }

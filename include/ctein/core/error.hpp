@@ -107,7 +107,12 @@ namespace ctein {
     X(attention_mask_order, "Axes of attention mask \"{}\" are not in the order of the scores \"{}\"")        \
     X(attention_mask_mismatch, "Shape mismatch in attention mask, {} axis: {} does not broadcast to {}")     \
     X(attention_key_padding_count, "Shape mismatch in attention key padding: {} lengths for a batch of {}")  \
-    X(dropout_probability, "Dropout probability must be in [0, 1), not {}")
+    X(dropout_probability, "Dropout probability must be in [0, 1), not {}")                                 \
+    /* slice, index, chunk */                                                                                \
+    X(axis_not_in_tensor, "Axis {} is not an axis of the tensor named \"{}\"")                                \
+    X(slice_out_of_range, "Slice [{}, {}) is out of range for axis {} of length {}")                          \
+    X(index_out_of_range, "Index {} is out of range for axis {} of length {}")                                \
+    X(chunk_not_divisible, "Axis {} of length {} does not split into {} equal chunks")
 
 /// What went wrong; `none` means nothing did.
 enum class errc : unsigned char {
@@ -296,6 +301,9 @@ class argument_error : public error {
     case errc::attention_key_padding_mask_ndim:
     case errc::attention_mask_mismatch:
     case errc::attention_key_padding_count:
+    case errc::slice_out_of_range:
+    case errc::index_out_of_range:
+    case errc::chunk_not_divisible:
         throw shape_error(d.code, std::move(message), std::move(context));
     case errc::dropout_probability:
         throw argument_error(d.code, std::move(message), std::move(context));

@@ -52,10 +52,12 @@ template <class X>
 using view_of = decltype(as_view(std::declval<std::remove_reference_t<X>&>()));
 
 namespace detail {
+/// Types ctein reads: its own views and tensors, and those a view_adaptor specialisation reads
+/// (tested without instantiating as_view, so that an overload for other types, a std::optional
+/// mask, is not broken by it).
 template <class X>
-concept has_view = requires(std::remove_reference_t<X>& x) {
-    as_view(x);
-};
+concept has_view = view_type<std::remove_cvref_t<X>> || tensor_type<std::remove_cvref_t<X>> ||
+                   requires(std::remove_cvref_t<X>& x) { view_adaptor<std::remove_cvref_t<X>>::view(x); };
 /// A view, or the failure an adaptor returns after reporting why it cannot make one.
 template <class V>
 concept view_or_failure = view_type<V> || failed_view<V>;

@@ -149,7 +149,9 @@ template <fixed_string ScoreNames, class Q, class K, class V, class Mask>
 plan::attention_plan attention_plan_at_run_time(const Q& q, const K& k, const V& v, const Mask* mask,
                                                 const attention_request& request) {
     plan::operand m{};
-    if constexpr (!std::is_void_v<Mask>) m = actual_operand(mask->view);
+    if constexpr (!std::is_void_v<Mask>) {
+        if (mask->kind != kernels::mask_kind::none) m = actual_operand(mask->view); // absent: nothing to check
+    }
     plan::attention_extras extras = attention_extras_of<Mask, ScoreNames>(m);
     extras.key_padding_count = request.has_key_padding ? request.key_lengths.size() : dyn;
     const plan::attention_plan actual =
@@ -157,7 +159,9 @@ plan::attention_plan attention_plan_at_run_time(const Q& q, const K& k, const V&
     if (actual.error) {
         std::string context = " while computing attention of queries " + shape_text(q) + ", keys " +
                               shape_text(k) + ", values " + shape_text(v);
-        if constexpr (!std::is_void_v<Mask>) context += ", mask " + shape_text(mask->view);
+        if constexpr (!std::is_void_v<Mask>) {
+            if (mask->kind != kernels::mask_kind::none) context += ", mask " + shape_text(mask->view);
+        }
         throw_error(actual.error, context);
     }
     return actual;

@@ -113,6 +113,12 @@ auto operator+(const E& e, const causal_t& c) {
     return s;
 }
 template <scores_expression E>
+auto operator+(const E& e, const causal_if_t& c) {
+    auto s = detail::as_attention_scores(e);
+    detail::apply(s.request, c);
+    return s;
+}
+template <scores_expression E>
 auto operator+(const E& e, const key_padding_t& padding) {
     auto s = detail::as_attention_scores(e);
     detail::apply(s.request, padding);

@@ -37,6 +37,19 @@ constexpr causal_t causal_offset(std::ptrdiff_t offset) noexcept {
     return {offset};
 }
 
+/// Causal masking chosen at run time, as the seeds' `causal=True` flag: `causal_if(flag)` is
+/// `ctein::causal` when flag is true and no mask otherwise, so a module with the flag has one call
+/// site and one result type.
+///
+///     auto o = ctein::attention(q, k, v, ctein::causal_if(is_decoder));
+struct causal_if_t {
+    bool on;
+    std::ptrdiff_t offset = 0;
+};
+constexpr causal_if_t causal_if(bool on, std::ptrdiff_t offset = 0) noexcept {
+    return {on, offset};
+}
+
 /// Key padding: for batch b, keys j >= lengths[b] are left out.
 struct key_padding_t {
     std::vector<std::int64_t> lengths;
@@ -93,6 +106,17 @@ auto mask_option(X&& m, kernels::mask_kind kind) {
 ///
 ///     ctein::tensor<bool, "q k", ctein::dyn, ctein::dyn> allowed(t, t);   // (T, T)
 ///     auto o = ctein::attention(q, k, v, ctein::mask(allowed));
+namespace detail {
+/// A mask option whose tensor may be absent (the seeds' `mask=None`): read only when present.
+template <class Mask, class X>
+Mask optional_mask(const std::optional<X>& m, kernels::mask_kind kind) {
+    if (m) return Mask{as_view(*m), kind};
+    return Mask{{}, kernels::mask_kind::none};
+}
+template <class X>
+using optional_mask_element = typename view_of<const X&>::value_type;
+} // namespace detail
+
 template <viewable X>
 auto mask(X&& m) {
     using element = detail::mask_element<X>;
@@ -123,6 +147,34 @@ auto key_padding_mask(X&& m) {
     static_assert(std::is_same_v<detail::mask_element<X>, bool>,
                   "ctein::key_padding_mask: the mask holds bool (true = a padded key, left out)");
     return detail::mask_option<plan::mask_binding::key_padding>(std::forward<X>(m), kernels::mask_kind::ignore);
+}
+
+/// The same three options for a mask that may be absent, as the seeds' `mask=None`: a
+/// `std::optional` of a tensor (or view), kept by the caller. Absent, the call applies no mask;
+/// either way the call has one type.
+///
+///     std::optional<ctein::tensor<bool, "q k", ctein::dyn, ctein::dyn>> allowed;   // empty: no mask
+///     auto o = ctein::attention(q, k, v, ctein::mask(allowed));
+template <class X>
+auto mask(const std::optional<X>& m) {
+    using element = detail::optional_mask_element<X>;
+    static_assert(std::is_same_v<element, bool> || std::is_same_v<element, float>,
+                  "ctein::mask: a mask holds bool (true = keep) or float (added to the scores)");
+    return detail::optional_mask<mask_t<view_of<const X&>>>(
+        m, std::is_same_v<element, bool> ? kernels::mask_kind::keep : kernels::mask_kind::additive);
+}
+template <class X>
+auto ignore_mask(const std::optional<X>& m) {
+    static_assert(std::is_same_v<detail::optional_mask_element<X>, bool>,
+                  "ctein::ignore_mask: the mask holds bool (true = left out)");
+    return detail::optional_mask<mask_t<view_of<const X&>>>(m, kernels::mask_kind::ignore);
+}
+template <class X>
+auto key_padding_mask(const std::optional<X>& m) {
+    static_assert(std::is_same_v<detail::optional_mask_element<X>, bool>,
+                  "ctein::key_padding_mask: the mask holds bool (true = a padded key, left out)");
+    return detail::optional_mask<mask_t<view_of<const X&>, plan::mask_binding::key_padding>>(
+        m, kernels::mask_kind::ignore);
 }
 
 /// The factor of q·kᵀ; 1/sqrt(head size) when not given.
@@ -163,7 +215,7 @@ inline constexpr bool is_mask<mask_t<V, B>> = true;
 
 template <class T>
 concept attention_option_type =
-    std::same_as<T, causal_t> || std::same_as<T, key_padding_t> || is_mask<T> || std::same_as<T, scale_t> ||
+    std::same_as<T, causal_t> || std::same_as<T, causal_if_t> || std::same_as<T, key_padding_t> || is_mask<T> || std::same_as<T, scale_t> ||
     std::same_as<T, dropout_t> || std::same_as<T, threads_t> || std::same_as<T, with_weights_t> ||
     std::same_as<T, failed_operation>; // an option whose making has reported an error
 
@@ -195,6 +247,9 @@ struct attention_request {
 
 inline void apply(attention_request& r, const causal_t& c) {
     r.causal = c;
+}
+inline void apply(attention_request& r, const causal_if_t& c) {
+    if (c.on) r.causal = causal_t{c.offset};
 }
 inline void apply(attention_request& r, const key_padding_t& p) {
     r.key_lengths = p.lengths;
