@@ -11,7 +11,9 @@
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xarray.hpp>
 #include <xtensor/xfixed.hpp>
+#include <xtensor/xstrided_view.hpp>
 #include <xtensor/xtensor.hpp>
+#include <xtensor/xview.hpp>
 
 #include <array>
 #include <cstddef>
@@ -69,6 +71,26 @@ struct view_adaptor<xt::xfixed_container<ET, S, L, SH, Tag>>
 template <class EC, class S, xt::layout_type L, bool SH, class Tag>
 struct view_adaptor<xt::xfixed_adaptor<EC, S, L, SH, Tag>>
     : detail::xtensor_fixed_adaptor<xt::xfixed_adaptor<EC, S, L, SH, Tag>, S, false> {};
+
+namespace detail {
+/// xtensor's own views: their rank and strides are not in a form ctein can read in place (an
+/// xt::view's slices are resolved only through its element access), so ctein refuses them with
+/// a reason rather than copy behind the caller's back.
+struct xtensor_view_refused {
+    static constexpr bool owning = false;
+    template <class Y>
+    static auto view(Y&) {
+        static_assert(always_false<Y>,
+                      "ctein does not read xt::view or xt::strided_view in place: read the container and narrow "
+                      "it with ctein::slice / ctein::index, or copy the view into an xt::xtensor<T, N>");
+        return failed_operation{};
+    }
+};
+} // namespace detail
+template <class CT, class... S>
+struct view_adaptor<xt::xview<CT, S...>> : detail::xtensor_view_refused {};
+template <class CT, class S, xt::layout_type L, class FST>
+struct view_adaptor<xt::xstrided_view<CT, S, L, FST>> : detail::xtensor_view_refused {};
 
 /// xt::xarray has no rank in its type, and ctein's results need one.
 template <class EC, xt::layout_type L, class SC, class Tag>

@@ -74,17 +74,20 @@ template <fixed_string Axis, std::size_t Begin, std::size_t End, class X>
 struct slice_planned {
     static constexpr plan::axis_range_plan plan =
         plan::make_slice_plan(operand_of<view_of<X>>(), Axis.view(), Begin, End);
+    static constexpr diagnostic error = plan.error;
 };
 
 template <fixed_string Axis, std::size_t Index, class X>
 struct index_planned {
     static constexpr plan::axis_range_plan plan =
         plan::make_index_plan(operand_of<view_of<X>>(), Axis.view(), Index);
+    static constexpr diagnostic error = plan.error;
 };
 template <fixed_string Axis, std::size_t Count, class X>
 struct chunk_planned {
     static constexpr plan::axis_range_plan plan =
         plan::make_chunk_plan(operand_of<view_of<X>>(), Axis.view(), Count);
+    static constexpr diagnostic error = plan.error;
 };
 
 /// The mistake `Planned` finds in a call on X, reported at the call on g++ (core/diagnose.hpp);
@@ -97,7 +100,7 @@ struct narrowing_error {
         } else if constexpr (failed_view<view_of<X>> || !borrowable<X> || !view_of<X>::is_strided) {
             return diagnostic{};
         } else {
-            return Planned::plan.error;
+            return Planned::error;
         }
     }();
 };
@@ -115,7 +118,7 @@ auto slice_of(X&& x, std::size_t begin, std::size_t end) {
     if constexpr (!can_view_without_copy<X&&>()) {
         return failed_operation{};
     } else if constexpr (planned::plan.error) {
-        report<planned::plan.error>();
+        report<planned::error>();
         return failed_operation{};
     } else {
         constexpr std::size_t dim = planned::plan.dim;
@@ -169,7 +172,7 @@ auto index_of(X&& x, std::size_t index) {
     } else {
         using planned = index_planned<Axis, Index, X>;
         if constexpr (planned::plan.error) {
-            report<planned::plan.error>();
+            report<planned::error>();
             return failed_operation{};
         } else {
             constexpr std::size_t dim = planned::plan.dim;
@@ -230,7 +233,7 @@ auto chunk(X&& x) {
     } else {
         using planned = detail::chunk_planned<Axis, Count, X>;
         if constexpr (planned::plan.error) {
-            detail::report<planned::plan.error>();
+            detail::report<planned::error>();
             return std::array<detail::failed_operation, Count>{};
         } else {
             constexpr std::size_t dim = planned::plan.dim;

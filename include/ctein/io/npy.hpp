@@ -71,6 +71,7 @@ inline std::string_view npy_value(std::string_view dict, std::string_view key, c
         return dict.substr(begin, end + 1 - begin);
     }
     while (end < dict.size() && dict[end] != ',' && dict[end] != '}') ++end;
+    while (end > begin && dict[end - 1] == ' ') --end;
     return dict.substr(begin, end - begin);
 }
 
