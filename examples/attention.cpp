@@ -120,7 +120,8 @@ int main(int argc, char** argv) {
     const auto repeated_k = ctein::repeat<"b g s d -> b (g r) s d">(group_k, ctein::len<"r", 4>);
     const auto repeated_v = ctein::repeat<"b g s d -> b (g r) s d">(group_v, ctein::len<"r", 4>);
     const auto seed_gqa = ctein::einsum<"b h q k, b h k d -> b h q d">(
-        ctein::softmax<"k">(ctein::einsum<"b h q d, b h k d -> b h q k">(q, repeated_k) / std::sqrt(float(d)) +
+        ctein::softmax<"k">(ctein::einsum<"b h q d, b h k d -> b h q k">(q, repeated_k) /
+                                std::sqrt(float(d)) +
                             ctein::causal),
         repeated_v);
     std::printf("  grouped-query, seed 003's way same bits, no copy: %s\n",
@@ -150,7 +151,8 @@ int main(int argc, char** argv) {
 
     // timing: one batch element, 12 heads of 64, against plain loops
     const bool same = largest_difference(formula, self) == 0.0f && std::abs(row_sum - 1.0f) < 1e-5f &&
-                      largest_difference(seed_gqa, grouped) == 0.0f && largest_difference(masked, self) <= 1e-5f;
+                      largest_difference(seed_gqa, grouped) == 0.0f &&
+                      largest_difference(masked, self) <= 1e-5f;
     if (!timing) return same ? EXIT_SUCCESS : EXIT_FAILURE;
     std::printf("\n%-8s %-22s %-22s %s\n", "tokens", "ctein::attention", "naive loops", "speed-up");
     for (const std::size_t n : {256, 1024}) {

@@ -154,7 +154,8 @@ std::string tuple_text(std::span<const std::size_t> s) {
 }
 
 /// ctein::attention's plan: the lengths, the scores' names, how the mask binds, the output.
-diagnostic describe_attention(std::ostream& out, const request& q, const std::vector<plan::operand>& operands) {
+diagnostic describe_attention(std::ostream& out, const request& q,
+                              const std::vector<plan::operand>& operands) {
     if (q.shapes.size() != 3 && q.shapes.size() != 4)
         throw usage_error{"--op attention takes --shape q, k, v and optionally a mask"};
     plan::attention_extras extras;
@@ -165,8 +166,8 @@ diagnostic describe_attention(std::ostream& out, const request& q, const std::ve
     const plan::attention_shape& s = p.shape;
     const auto length = [](std::size_t n) { return n == dyn ? std::string("?") : std::to_string(n); };
     out << "lengths:   batch=" << length(s.batch) << " heads=" << length(s.query_heads)
-        << " kv_heads=" << length(s.kv_heads) << " queries=" << length(s.queries) << " keys=" << length(s.keys)
-        << " head_size=" << length(s.head_size) << "\n";
+        << " kv_heads=" << length(s.kv_heads) << " queries=" << length(s.queries)
+        << " keys=" << length(s.keys) << " head_size=" << length(s.head_size) << "\n";
     out << "scores:    \"" << p.score_names[0] << " " << p.score_names[1] << " " << p.score_names[2] << " "
         << p.score_names[3] << "\" [batch, heads, queries, keys]\n";
     if (p.mask_rank != 0) {
@@ -184,7 +185,6 @@ diagnostic describe_attention(std::ostream& out, const request& q, const std::ve
         << length(s.keys) << " scores)\n";
     return diagnostic{};
 }
-
 
 /// How elementary axis `a` of a recipe is written: its name, a number, or `…k` for the k-th axis
 /// the ellipsis stands for.
@@ -265,8 +265,8 @@ explanation plan_and_describe(const request& q) {
     if (q.op != "attention") out << "pattern:   " << q.pattern << "\n";
     out << "operation: " << q.op << (q.reduction.empty() ? "" : " " + q.reduction) << "\n";
     for (std::size_t i = 0; i < q.shapes.size(); ++i)
-        out << "input:     " << tuple_text(q.shapes[i]) << (q.names[i].empty() ? "" : " \"" + q.names[i] + "\"")
-            << "\n";
+        out << "input:     " << tuple_text(q.shapes[i])
+            << (q.names[i].empty() ? "" : " \"" + q.names[i] + "\"") << "\n";
     for (std::size_t i = 0; i < q.length_names.size(); ++i)
         out << "length:    " << q.length_names[i] << "=" << q.length_values[i] << "\n";
     std::vector<plan::operand> operands;

@@ -80,9 +80,10 @@ struct xtensor_view_refused {
     static constexpr bool owning = false;
     template <class Y>
     static auto view(Y&) {
-        static_assert(always_false<Y>,
-                      "ctein does not read xt::view or xt::strided_view in place: read the container and narrow "
-                      "it with ctein::slice / ctein::index, or copy the view into an xt::xtensor<T, N>");
+        static_assert(
+            always_false<Y>,
+            "ctein does not read xt::view or xt::strided_view in place: read the container and narrow "
+            "it with ctein::slice / ctein::index, or copy the view into an xt::xtensor<T, N>");
         return failed_operation{};
     }
 };

@@ -1,5 +1,5 @@
 // key_padding_mask is nn.MultiheadAttention's: [batch, keys], not a [B, 1, Tk] mask.
-// expect-error: Wrong shape of attention key padding mask: expected 2 dims [batch, keys]. Received 
+// expect-error: Wrong shape of attention key padding mask: expected 2 dims [batch, keys]. Received
 // expect-error-gcc: Wrong shape of attention key padding mask: expected 2 dims [batch, keys]. Received 3-dim tensor.
 #include <ctein/ctein.hpp>
 

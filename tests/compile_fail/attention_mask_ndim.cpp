@@ -1,5 +1,5 @@
 // A mask with an extra axis (unsqueezed once too often).
-// expect-error: Wrong shape of attention mask: expected 1 to 4 dims, broadcast against the scores [batch, heads, queries, keys]. Received 
+// expect-error: Wrong shape of attention mask: expected 1 to 4 dims, broadcast against the scores [batch, heads, queries, keys]. Received
 // expect-error-gcc: Wrong shape of attention mask: expected 1 to 4 dims, broadcast against the scores [batch, heads, queries, keys]. Received 5-dim tensor.
 #include <ctein/ctein.hpp>
 

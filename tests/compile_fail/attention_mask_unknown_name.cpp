@@ -1,5 +1,5 @@
 // A mask named with an axis the scores do not have.
-// expect-error: of attention mask 
+// expect-error: of attention mask
 // expect-error-gcc: Axis x of attention mask "b x" names no axis of the scores "b h s t"
 #include <ctein/ctein.hpp>
 

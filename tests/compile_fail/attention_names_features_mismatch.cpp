@@ -1,5 +1,5 @@
 // Keys whose features axis is named otherwise than the queries' (another projection's output).
-// expect-error: Axis names of attention 
+// expect-error: Axis names of attention
 // expect-error-gcc: Axis names of attention queries and keys disagree on the features axis: "b h s d" against "b h s e"
 #include <ctein/ctein.hpp>
 

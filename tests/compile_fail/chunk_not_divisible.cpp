@@ -1,5 +1,5 @@
 // rotate_half's halves of an odd head size.
-// expect-error: does not split into 
+// expect-error: does not split into
 // expect-error-gcc: Axis d of length 63 does not split into 2 equal chunks
 #include <ctein/ctein.hpp>
 

@@ -1,5 +1,5 @@
 // q·kᵀ with k's axes swapped: T == D, so the lengths agree, but the names do not.
-// expect-error: Axis names disagree in einsum for axis 
+// expect-error: Axis names disagree in einsum for axis
 // expect-error-gcc: Axis names disagree in einsum for axis d: operand #0 names it d, operand #1 names it s
 #include <ctein/ctein.hpp>
 

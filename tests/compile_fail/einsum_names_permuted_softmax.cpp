@@ -1,5 +1,5 @@
 // The same swap inside the attention formula, its weights read by eval: one error, einsum's.
-// expect-error: Axis names disagree in einsum for axis 
+// expect-error: Axis names disagree in einsum for axis
 // expect-error-gcc: Axis names disagree in einsum for axis d: operand #0 names it d, operand #1 names it s
 #include <ctein/ctein.hpp>
 

@@ -1,5 +1,5 @@
 // qkv[3] of a packed q, k, v: there are three.
-// expect-error: is out of range for axis 
+// expect-error: is out of range for axis
 // expect-error-gcc: Index 3 is out of range for axis three of length 3
 #include <ctein/ctein.hpp>
 

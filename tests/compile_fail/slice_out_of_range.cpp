@@ -1,5 +1,5 @@
 // A static slice past the end of a static axis: the seeds' x[:, :, :t] with t too large.
-// expect-error: is out of range for axis 
+// expect-error: is out of range for axis
 // expect-error-gcc: 0, 12) is out of range for axis s of length 10
 #include <ctein/ctein.hpp>
 

@@ -1,5 +1,5 @@
 // Slicing an axis the tensor's names do not have (its tokens are named t, not s): wrapped in eval.
-// expect-error: is not an axis of the tensor named 
+// expect-error: is not an axis of the tensor named
 // expect-error-gcc: Axis s is not an axis of the tensor named "b h t d"
 #include <ctein/ctein.hpp>
 

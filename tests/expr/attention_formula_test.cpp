@@ -57,9 +57,8 @@ TEST_CASE("the formula and ctein::attention give bitwise-equal results", "[atten
         const auto weights = ctein::softmax<"key">(
             scale * ctein::einsum<"batch head query dim, batch head key dim -> batch head query key">(q, k) +
             ctein::mask(ctein::named<"batch key">(keep)) + ctein::key_padding({T, 20}));
-        static_assert(
-            std::is_same_v<decltype(ctein::eval(weights)),
-                           ctein::tensor<float, "batch head query key", B, H, T, T>>);
+        static_assert(std::is_same_v<decltype(ctein::eval(weights)),
+                                     ctein::tensor<float, "batch head query key", B, H, T, T>>);
         const auto o =
             ctein::einsum<"batch head query key, batch head key dim -> batch head query dim">(weights, v);
         static_assert(std::is_same_v<decltype(o), const ctein::tensor<float, "b h s d", B, H, T, D>>);
@@ -135,7 +134,8 @@ TEST_CASE("einsum is lazy: computed when read, shapes checked when made", "[eins
                     ctein::shape_error);
 }
 
-TEST_CASE("grouped-query attention as the seeds write it: k and v repeated per query head", "[attention][formula]") {
+TEST_CASE("grouped-query attention as the seeds write it: k and v repeated per query head",
+          "[attention][formula]") {
     constexpr std::size_t G = 2, R = 4; // 8 query heads, 2 key/value heads
     ctein::tensor<float, "b h s d", B, G * R, T, D> q;
     ctein::tensor<float, "b g s d", B, G, T, D> k, v;
@@ -149,7 +149,8 @@ TEST_CASE("grouped-query attention as the seeds write it: k and v repeated per q
     const auto vr = ctein::repeat<"b g s d -> b (g r) s d">(v, ctein::len<"r", R>);
     CHECK(ctein::detail::repeated_heads(kr) == R);
     const auto scores = ctein::einsum<"b h q d, b h k d -> b h q k">(q, kr) / std::sqrt(float(D));
-    const auto o = ctein::einsum<"b h q k, b h k d -> b h q d">(ctein::softmax<"k">(scores + ctein::causal), vr);
+    const auto o =
+        ctein::einsum<"b h q k, b h k d -> b h q d">(ctein::softmax<"k">(scores + ctein::causal), vr);
     static_assert(std::is_same_v<decltype(o), const ctein::tensor<float, "b h s d", B, G * R, T, D>>);
     CHECK(bitwise_equal(o, grouped));
     CHECK(bitwise_equal(ctein::attention(q, kr, vr, ctein::causal), grouped));

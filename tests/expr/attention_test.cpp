@@ -3,8 +3,8 @@
 // numerics are tested against a naive loop in tests/kernels/attention_test.cpp and against PyTorch in
 // tests/fixtures/; here every option is checked against an equivalent way of saying the same thing.
 #include <ctein/ctein.hpp>
-#include <ctein/xtensor.hpp>
 #include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/attention_instances.cpp
+#include <ctein/xtensor.hpp>
 
 #include "../support/deterministic_fill.hpp"
 
@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
@@ -79,13 +80,13 @@ TEST_CASE("every form of a key mask means the same", "[attention]") {
     const std::int64_t lengths[B] = {6, 3};
     const auto padded = ctein::attention(in.q, in.k, in.v, ctein::key_padding(lengths));
 
-    ctein::tensor<bool, "b k", B, T> keep;              // [B, Tk], true = keep
-    ctein::tensor<bool, "b k", B, T> ignore;            // true = left out
-    ctein::tensor<float, "b k", B, T> additive;         // 0 or -inf
-    ctein::tensor<bool, "b 1 k", B, 1, T> keep3;        // [B, 1, Tk]
-    ctein::tensor<bool, "b q k", B, T, T> keep_rows;    // [B, Tq, Tk]
-    ctein::tensor<bool, "b 1 q k", B, 1, T, T> keep4;   // [B, 1, Tq, Tk]
-    ctein::tensor<bool, "b h q k", B, H, T, T> full;    // [B, H, Tq, Tk]
+    ctein::tensor<bool, "b k", B, T> keep;            // [B, Tk], true = keep
+    ctein::tensor<bool, "b k", B, T> ignore;          // true = left out
+    ctein::tensor<float, "b k", B, T> additive;       // 0 or -inf
+    ctein::tensor<bool, "b 1 k", B, 1, T> keep3;      // [B, 1, Tk]
+    ctein::tensor<bool, "b q k", B, T, T> keep_rows;  // [B, Tq, Tk]
+    ctein::tensor<bool, "b 1 q k", B, 1, T, T> keep4; // [B, 1, Tq, Tk]
+    ctein::tensor<bool, "b h q k", B, H, T, T> full;  // [B, H, Tq, Tk]
     for (std::size_t b = 0; b < B; ++b)
         for (std::size_t j = 0; j < T; ++j) {
             const bool kept = static_cast<std::int64_t>(j) < lengths[b];
@@ -245,13 +246,15 @@ TEST_CASE("dynamic extents are checked at run time with the compiler's messages"
         Catch::StartsWith("Shape mismatch in attention mask, queries axis: 4 does not broadcast to 5") &&
             Catch::Contains("mask (4, 6)"));
     ctein::tensor<bool, "b k", ctein::dyn, ctein::dyn> padding(2, 6);
-    CHECK_THROWS_WITH(ctein::attention(q, k, v, ctein::key_padding_mask(padding)),
-                      Catch::StartsWith("Shape mismatch in attention mask, batch axis: 2 does not broadcast to 1"));
+    CHECK_THROWS_WITH(
+        ctein::attention(q, k, v, ctein::key_padding_mask(padding)),
+        Catch::StartsWith("Shape mismatch in attention mask, batch axis: 2 does not broadcast to 1"));
     // the same lengths in the formula, with the formula's names for the scores
     ctein::tensor<bool, "q k", ctein::dyn, ctein::dyn> named_wrong(5, 5);
     const auto scores = ctein::einsum<"b h q d, b h k d -> b h q k">(q, k);
-    CHECK_THROWS_WITH(ctein::eval(ctein::softmax<"k">(scores + ctein::mask(named_wrong))),
-                      Catch::StartsWith("Shape mismatch in attention mask, keys axis: 5 does not broadcast to 6"));
+    CHECK_THROWS_WITH(
+        ctein::eval(ctein::softmax<"k">(scores + ctein::mask(named_wrong))),
+        Catch::StartsWith("Shape mismatch in attention mask, keys axis: 5 does not broadcast to 6"));
 }
 
 TEST_CASE("a B x Tk mask is key padding by its names or as key_padding_mask, a T x T one by its rank",
@@ -272,10 +275,12 @@ TEST_CASE("a B x Tk mask is key padding by its names or as key_padding_mask, a T
                 ctein::attention(in.q, in.k, in.v, ctein::causal));
     // the output and the weights are named the same way by both entry points
     const auto [o, w] = ctein::attention(in.q, in.k, in.v, ctein::with_weights);
-    static_assert(std::is_same_v<std::remove_cvref_t<decltype(o)>, ctein::tensor<float, "b h s d", B, H, T, D>>);
+    static_assert(
+        std::is_same_v<std::remove_cvref_t<decltype(o)>, ctein::tensor<float, "b h s d", B, H, T, D>>);
     const auto [o2, w2] = ctein::attention(in.q, ctein::named<"b h t d">(in.k), ctein::named<"b h t d">(in.v),
                                            ctein::with_weights);
-    static_assert(std::is_same_v<std::remove_cvref_t<decltype(w2)>, ctein::tensor<float, "b h s t", B, H, T, T>>);
+    static_assert(
+        std::is_same_v<std::remove_cvref_t<decltype(w2)>, ctein::tensor<float, "b h s t", B, H, T, T>>);
     CHECK(bitwise_equal(o, o2));
     CHECK(bitwise_equal(w, w2));
 }
@@ -298,8 +303,9 @@ TEST_CASE("run-time options: causal_if, an optional mask, dropout 0 in evaluatio
                 } else {
                     allowed.reset();
                 }
-                const auto o = ctein::attention(in.q, in.k, in.v, ctein::causal_if(is_decoder), ctein::mask(allowed),
-                                                ctein::dropout(training ? 0.5f : 0.0f, 7));
+                const auto o =
+                    ctein::attention(in.q, in.k, in.v, ctein::causal_if(is_decoder), ctein::mask(allowed),
+                                     ctein::dropout(training ? 0.5f : 0.0f, 7));
                 static_assert(std::is_same_v<decltype(o), const qkv_tensor>);
                 INFO("decoder " << is_decoder << ", mask " << has_mask << ", training " << training);
                 if (training) {
@@ -320,4 +326,17 @@ TEST_CASE("run-time options: causal_if, an optional mask, dropout 0 in evaluatio
     const auto o = ctein::einsum<"b h q k, b h k d -> b h q d">(
         ctein::softmax<"k">(scores + ctein::causal_if(true) + ctein::ignore_mask(padding)), in.v);
     CHECK(bitwise_equal(o, causal));
+}
+
+TEST_CASE("causal offsets at the limits of ptrdiff_t see every key or none, without overflow",
+          "[attention]") {
+    const inputs in;
+    CHECK(bitwise_equal(ctein::attention(in.q, in.k, in.v, ctein::causal_offset(PTRDIFF_MAX)),
+                        ctein::attention(in.q, in.k, in.v)));
+    const auto none = ctein::attention(in.q, in.k, in.v, ctein::causal_offset(PTRDIFF_MIN));
+    std::size_t nonzero = 0;
+    for (std::size_t i = 0; i < none.size(); ++i) nonzero += none.data()[i] != 0.0f;
+    CHECK(nonzero == 0); // every row fully masked: zeros by definition
+    CHECK(bitwise_equal(ctein::attention(in.q, in.k, in.v, ctein::causal_offset(T)),
+                        ctein::attention(in.q, in.k, in.v)));
 }

@@ -57,7 +57,8 @@ TEST_CASE("index drops the axis, chunk cuts it into equal parts", "[slice]") {
     CHECK(last_token(1, 0, 5) == qkv(1, 1, 0, S - 1, 5));
 
     const auto [x1, x2] = ctein::chunk<"d", 2>(k); // RoPE's halves
-    static_assert(std::is_same_v<std::remove_cvref_t<decltype(x1)>::extents_type, ctein::extents<B, H, S, D / 2>>);
+    static_assert(
+        std::is_same_v<std::remove_cvref_t<decltype(x1)>::extents_type, ctein::extents<B, H, S, D / 2>>);
     for (std::size_t d = 0; d < D / 2; ++d) {
         CHECK(x1(1, 2, 3, d) == k(1, 2, 3, d));
         CHECK(x2(1, 2, 3, d) == k(1, 2, 3, d + D / 2));
@@ -72,8 +73,10 @@ TEST_CASE("bounds are checked at run time with the compiler's message, naming th
     CHECK_THROWS_WITH(ctein::slice<"s">(x, 2, 6),
                       Catch::StartsWith("Slice [2, 6) is out of range for axis s of length 5") &&
                           Catch::Contains("slice on a tensor of shape (2, 5, 4)"));
-    CHECK_THROWS_WITH(ctein::slice<"s">(x, 4, 3), Catch::StartsWith("Slice [4, 3) is out of range for axis s"));
-    CHECK_THROWS_WITH(ctein::index<"b">(x, 2), Catch::StartsWith("Index 2 is out of range for axis b of length 2"));
+    CHECK_THROWS_WITH(ctein::slice<"s">(x, 4, 3),
+                      Catch::StartsWith("Slice [4, 3) is out of range for axis s"));
+    CHECK_THROWS_WITH(ctein::index<"b">(x, 2),
+                      Catch::StartsWith("Index 2 is out of range for axis b of length 2"));
     CHECK_THROWS_WITH((ctein::chunk<"s", 2>(x)),
                       Catch::StartsWith("Axis s of length 5 does not split into 2 equal chunks"));
     CHECK_NOTHROW(ctein::slice<"s">(x, 5, 5));
@@ -91,6 +94,7 @@ TEST_CASE("a KV cache narrowed to its first tokens is read by attention in place
     const auto k_now = ctein::slice<"s">(k_cache, 0, length);
     const auto v_now = ctein::slice<"s">(v_cache, 0, length);
     const auto o = ctein::attention(q, k_now, v_now, ctein::causal_offset(length - 1));
-    const auto expected = ctein::attention(q, ctein::eval(k_now), ctein::eval(v_now), ctein::causal_offset(length - 1));
+    const auto expected =
+        ctein::attention(q, ctein::eval(k_now), ctein::eval(v_now), ctein::causal_offset(length - 1));
     for (std::size_t i = 0; i < o.size(); ++i) REQUIRE(o.data()[i] == expected.data()[i]);
 }

@@ -60,3 +60,15 @@ TEST_CASE("tensor_of names the tensor that copies a view", "[expr]") {
     STATIC_REQUIRE(tensor_type<tensor<float, "", 1>>);
     STATIC_REQUIRE(!tensor_type<view<float, "", extents<1>>>);
 }
+
+TEST_CASE("a tensor whose size overflows is a shape_error naming the axis, not a short buffer", "[tensor]") {
+    using ctein::dyn;
+    using big = ctein::tensor<float, "b h s d", dyn, dyn, dyn, dyn>;
+    CHECK_THROWS_WITH(
+        (big(1ull << 32, 1ull << 32, 1, 1)),
+        Catch::StartsWith("A tensor of shape (4294967296, 4294967296, 1, 1) does not fit in memory: its "
+                          "size overflows at axis h (dimension 1)"));
+    CHECK_THROWS_AS((big(dyn, 1, 1, 1)), ctein::shape_error); // the dynamic-extent marker is no length
+    CHECK_THROWS_AS((ctein::tensor<std::uint8_t, "", dyn>(dyn)), ctein::shape_error);
+    CHECK((big(0, 1ull << 20, 1ull << 20, 1).size() == 0)); // empty, and its strides fit
+}

@@ -63,3 +63,19 @@ TEST_CASE("adapt views a caller's buffer with static and dynamic extents", "[exp
     STATIC_REQUIRE(std::is_same_v<decltype(f), view<const int, "", extents<2, 3>>>);
     CHECK(f(1, 0) == 4);
 }
+
+TEST_CASE("adapt checks what it can of its contract: null with elements, sizes that do not fit", "[view]") {
+    using ctein::dyn;
+    float buffer[6] = {};
+    CHECK_THROWS_AS((ctein::adapt<"s d", dyn, 3>(static_cast<float*>(nullptr), 2)), ctein::argument_error);
+    CHECK_THROWS_WITH((ctein::adapt<"s d", dyn, 3>(static_cast<float*>(nullptr), 2)),
+                      Catch::StartsWith("ctein::adapt: a null pointer for a buffer of 6 elements"));
+    CHECK_NOTHROW(ctein::adapt<"s d", dyn, 3>(static_cast<float*>(nullptr), 0)); // no elements, no reads
+    CHECK_THROWS_AS((ctein::adapt<"s d", dyn, 3>(buffer, dyn)),
+                    ctein::shape_error); // the marker is no length
+    CHECK_THROWS_WITH(
+        (ctein::adapt<"a b c", dyn, dyn, 2>(buffer, 1ull << 32, 1ull << 32)),
+        Catch::StartsWith("The buffer of shape (4294967296, 4294967296, 2) does not fit in memory: "
+                          "its size overflows at dimension 1"));
+    CHECK(ctein::adapt<"s d", dyn, 3>(buffer, 2).size() == 6);
+}

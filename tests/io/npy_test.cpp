@@ -64,7 +64,8 @@ TEST_CASE("save_npy then load_npy gives the tensor back, static and dynamic exte
 
 TEST_CASE("load_npy reads the files numpy wrote", "[npy]") {
     // written by numpy.save in tests/fixtures/make_attention_fixtures.py
-    const auto probe = ctein::load_npy<float, "seed i", 4, 256>(std::string(CTEIN_FIXTURE_DIR) + "/input_probe.npy");
+    const auto probe =
+        ctein::load_npy<float, "seed i", 4, 256>(std::string(CTEIN_FIXTURE_DIR) + "/input_probe.npy");
     CHECK(probe(0, 0) == -1.0f); // numpy.load reads -1.0 there
     const auto out = ctein::load_npy<float, "b h q d", dyn, dyn, dyn, 32>(std::string(CTEIN_FIXTURE_DIR) +
                                                                           "/self_t1_d32.out.npy");
@@ -82,7 +83,8 @@ TEST_CASE("a file that disagrees with the type, or is broken, is a file_error na
     CHECK_THROWS_WITH((ctein::load_npy<double, "b s d", 2, 5, 3>(path)), Contains("holds '<f4', not '<f8'"));
     CHECK_THROWS_WITH((ctein::load_npy<float, "b s", 2, 15>(path)),
                       Contains("holds a 3-dim array (2, 5, 3), not 2 dims"));
-    CHECK_THROWS_WITH((ctein::load_npy<float, "", 2, 5, 3>(temporary("missing.npy"))), Contains("cannot open"));
+    CHECK_THROWS_WITH((ctein::load_npy<float, "", 2, 5, 3>(temporary("missing.npy"))),
+                      Contains("cannot open"));
 
     const std::string good = read_all(path);
     const auto broken = [&](const std::string& bytes) {
@@ -102,7 +104,8 @@ TEST_CASE("a file that disagrees with the type, or is broken, is a file_error na
     CHECK_THROWS_AS(broken(huge)(), ctein::file_error);
     std::string overflow = good;
     overflow.replace(overflow.find("(2, 5, 3)"), 9, "(4294967296, 4294967296, 8)");
-    CHECK_THROWS_AS((write_all(path, overflow), ctein::load_npy<float, "", dyn, dyn, dyn>(path)), ctein::file_error);
+    CHECK_THROWS_AS((write_all(path, overflow), ctein::load_npy<float, "", dyn, dyn, dyn>(path)),
+                    ctein::file_error);
     std::string fortran = good;
     fortran.replace(fortran.find("False"), 5, "True ");
     CHECK_THROWS_WITH(broken(fortran)(), Contains("Fortran order"));

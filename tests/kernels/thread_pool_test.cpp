@@ -104,3 +104,11 @@ TEST_CASE("set_thread_count sets the default thread count, at least 1", "[thread
     ctein::set_thread_count(before);
     CHECK(ctein::thread_count() == before);
 }
+
+TEST_CASE("a job uses at most the machine's hardware threads, however many it asks for", "[thread_pool]") {
+    auto& pool = ctein::kernels::thread_pool::instance();
+    std::atomic<std::size_t> calls{0};
+    pool.run(1000, 100000, [&](std::size_t) { ++calls; });
+    CHECK(calls == 1000);
+    CHECK(pool.worker_count() + 1 <= ctein::kernels::thread_pool::hardware_threads());
+}

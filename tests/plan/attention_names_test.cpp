@@ -36,7 +36,7 @@ constexpr errc mask_error(std::size_t rank, std::string_view names,
 
 TEST_CASE("an unnamed mask broadcasts as PyTorch's attn_mask, by its rank", "[plan][attention]") {
     STATIC_REQUIRE(roles(1, "") == "k");
-    STATIC_REQUIRE(roles(2, "") == "qk"); // (Tq, Tk), not [batch, keys]
+    STATIC_REQUIRE(roles(2, "") == "qk");  // (Tq, Tk), not [batch, keys]
     STATIC_REQUIRE(roles(3, "") == "bqk"); // per batch, as the seeds unsqueeze it
     STATIC_REQUIRE(roles(4, "") == "bhqk");
     STATIC_REQUIRE(roles(2, "_ _") == "qk");
@@ -73,9 +73,11 @@ TEST_CASE("a key padding mask is batch x keys", "[plan][attention]") {
 }
 
 TEST_CASE("the scores are named by the formula's einsum, or by q and k", "[plan][attention]") {
-    STATIC_REQUIRE(score_names("", "b h s d", "b h t d") == std::array<std::string_view, 4>{"b", "h", "s", "t"});
+    STATIC_REQUIRE(score_names("", "b h s d", "b h t d") ==
+                   std::array<std::string_view, 4>{"b", "h", "s", "t"});
     STATIC_REQUIRE(score_names("", "", "") == bhqk);
-    STATIC_REQUIRE(score_names("", "_ h s d", "b g _ d") == std::array<std::string_view, 4>{"b", "h", "s", "k"});
+    STATIC_REQUIRE(score_names("", "_ h s d", "b g _ d") ==
+                   std::array<std::string_view, 4>{"b", "h", "s", "k"});
     STATIC_REQUIRE(score_names("x y i j", "b h s d", "b h s d") ==
                    std::array<std::string_view, 4>{"x", "y", "i", "j"});
 }
@@ -83,15 +85,20 @@ TEST_CASE("the scores are named by the formula's einsum, or by q and k", "[plan]
 TEST_CASE("q, k and v names: heads before tokens, batch and features alike", "[plan][attention]") {
     STATIC_REQUIRE(!check_attention_names("b h s d", "b h s d", "b h s d"));
     STATIC_REQUIRE(!check_attention_names("b h s d", "b g t d", "b g t d")); // grouped-query, cross
-    STATIC_REQUIRE(!check_attention_names("", "b h s d", "_ _ _ _"));         // unnamed binds anything
+    STATIC_REQUIRE(!check_attention_names("", "b h s d", "_ _ _ _"));        // unnamed binds anything
     STATIC_REQUIRE(!check_attention_names("b (g r) s d", "b g s d", "b g s d"));
     STATIC_REQUIRE(check_attention_names("b s h d", "b s h d", "b s h d").code == errc::attention_axis_roles);
     STATIC_REQUIRE(check_attention_names("b h s d", "b t h d", "b t h d").code == errc::attention_axis_roles);
-    STATIC_REQUIRE(check_attention_names("b heads seq d", "b heads seq d", "b heads seq d").code == errc::none);
-    STATIC_REQUIRE(check_attention_names("b seq heads d", "b h s d", "b h s d").code == errc::attention_axis_roles);
-    STATIC_REQUIRE(check_attention_names("b h s d", "c h s d", "c h s d").code == errc::attention_names_mismatch);
-    STATIC_REQUIRE(check_attention_names("b h s d", "b h s e", "b h s e").code == errc::attention_names_mismatch);
-    STATIC_REQUIRE(check_attention_names("b h s d", "b h s d", "b h t d").code == errc::attention_names_mismatch);
+    STATIC_REQUIRE(check_attention_names("b heads seq d", "b heads seq d", "b heads seq d").code ==
+                   errc::none);
+    STATIC_REQUIRE(check_attention_names("b seq heads d", "b h s d", "b h s d").code ==
+                   errc::attention_axis_roles);
+    STATIC_REQUIRE(check_attention_names("b h s d", "c h s d", "c h s d").code ==
+                   errc::attention_names_mismatch);
+    STATIC_REQUIRE(check_attention_names("b h s d", "b h s e", "b h s e").code ==
+                   errc::attention_names_mismatch);
+    STATIC_REQUIRE(check_attention_names("b h s d", "b h s d", "b h t d").code ==
+                   errc::attention_names_mismatch);
     STATIC_REQUIRE(check_attention_roles("queries", "b s h d").message().view() ==
                    "Axis names of attention queries \"b s h d\" put tokens where the heads belong (attention "
                    "reads [batch, heads, tokens, features]): rearrange<\"b s h d -> b h s d\"> first");
@@ -105,7 +112,7 @@ TEST_CASE("einsum: named operands must not be permuted against the pattern", "[p
     STATIC_REQUIRE(plan("b h s d", "b h s d").ok()); // the letters are the pattern's own
     STATIC_REQUIRE(plan("b h s d", "b h t d").ok());
     STATIC_REQUIRE(plan("b h s d", "").ok());
-    STATIC_REQUIRE(plan("b h s d", "_ _ t d").ok()); // `_` binds anything
+    STATIC_REQUIRE(plan("b h s d", "_ _ t d").ok());  // `_` binds anything
     STATIC_REQUIRE(!plan("b h s d", "_ _ d s").ok()); // still a swap: d stands at letters d and k
     STATIC_REQUIRE(plan("b h s d", "b h d s").error.code == errc::einsum_names_mismatch);
     STATIC_REQUIRE(plan("b h s d", "b h d s").error.message().view() ==

@@ -22,7 +22,8 @@ TEST_CASE("slice plans: the axis, the extent, the bounds", "[plan][slice]") {
     STATIC_REQUIRE(make_slice_plan(x, "s", 17, dyn).error.code == errc::slice_out_of_range);
     STATIC_REQUIRE(!make_slice_plan(dynamic_s, "s", 4, 100).error); // checked at run time
     STATIC_REQUIRE(make_slice_plan(x, "t", 0, 1).error.code == errc::axis_not_in_tensor);
-    STATIC_REQUIRE(make_slice_plan(operand{3, {2, 16, 64}, ""}, "s", 0, 1).error.code == errc::axis_not_in_tensor);
+    STATIC_REQUIRE(make_slice_plan(operand{3, {2, 16, 64}, ""}, "s", 0, 1).error.code ==
+                   errc::axis_not_in_tensor);
     STATIC_REQUIRE(make_slice_plan(x, "s", 4, 17).error.message().view() ==
                    "Slice [4, 17) is out of range for axis s of length 16");
     STATIC_REQUIRE(make_slice_plan(x, "t", 0, 1).error.message().view() ==

@@ -99,7 +99,7 @@ inline constexpr bool reports_at_call = true;
 
 /// Whether the call whose mistake is `D` takes its entry point's deleted overload.
 template <const diagnostic& D>
-inline constexpr bool fails_at_call = reports_at_call && static_cast<bool>(D);
+inline constexpr bool fails_at_call = reports_at_call&& static_cast<bool>(D);
 
 /// The return type of the deleted overload for mistake `D`.
 template <const diagnostic& D>

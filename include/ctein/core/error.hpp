@@ -96,23 +96,30 @@ namespace ctein {
     X(attention_length_mismatch, "Shape mismatch in attention, {}: {} != {}")                                \
     X(attention_head_groups,                                                                                 \
       "Shape mismatch in attention: {} query heads are not a multiple of {} key/value heads")                \
-    X(attention_mask_ndim, "Wrong shape of attention mask: expected 1 to 4 dims, broadcast against the "       \
+    X(attention_mask_ndim, "Wrong shape of attention mask: expected 1 to 4 dims, broadcast against the "     \
                            "scores [batch, heads, queries, keys]. Received {}-dim tensor.")                  \
     X(attention_key_padding_mask_ndim,                                                                       \
       "Wrong shape of attention key padding mask: expected 2 dims [batch, keys]. Received {}-dim tensor.")   \
-    X(attention_axis_roles, "Axis names of attention {} \"{}\" put tokens where the heads belong "            \
-                            "(attention reads [batch, heads, tokens, features]): rearrange<\"{} -> {}\"> first") \
-    X(attention_names_mismatch, "Axis names of attention {} disagree on the {} axis: \"{}\" against \"{}\"")  \
-    X(attention_mask_unknown_name, "Axis {} of attention mask \"{}\" names no axis of the scores \"{}\"")   \
-    X(attention_mask_order, "Axes of attention mask \"{}\" are not in the order of the scores \"{}\"")        \
+    X(attention_axis_roles,                                                                                  \
+      "Axis names of attention {} \"{}\" put tokens where the heads belong "                                 \
+      "(attention reads [batch, heads, tokens, features]): rearrange<\"{} -> {}\"> first")                   \
+    X(attention_names_mismatch, "Axis names of attention {} disagree on the {} axis: \"{}\" against \"{}\"") \
+    X(attention_mask_unknown_name, "Axis {} of attention mask \"{}\" names no axis of the scores \"{}\"")    \
+    X(attention_mask_order, "Axes of attention mask \"{}\" are not in the order of the scores \"{}\"")       \
     X(attention_mask_mismatch, "Shape mismatch in attention mask, {} axis: {} does not broadcast to {}")     \
     X(attention_key_padding_count, "Shape mismatch in attention key padding: {} lengths for a batch of {}")  \
-    X(dropout_probability, "Dropout probability must be in [0, 1), not {}")                                 \
+    X(dropout_probability, "Dropout probability must be in [0, 1), not {}")                                  \
     /* slice, index, chunk */                                                                                \
-    X(axis_not_in_tensor, "Axis {} is not an axis of the tensor named \"{}\"")                                \
-    X(slice_out_of_range, "Slice [{}, {}) is out of range for axis {} of length {}")                          \
-    X(index_out_of_range, "Index {} is out of range for axis {} of length {}")                                \
-    X(chunk_not_divisible, "Axis {} of length {} does not split into {} equal chunks")
+    X(axis_not_in_tensor, "Axis {} is not an axis of the tensor named \"{}\"")                               \
+    X(slice_out_of_range, "Slice [{}, {}) is out of range for axis {} of length {}")                         \
+    X(index_out_of_range, "Index {} is out of range for axis {} of length {}")                               \
+    X(chunk_not_divisible, "Axis {} of length {} does not split into {} equal chunks")                       \
+    /* tensors */                                                                                            \
+    X(size_overflow,                                                                                         \
+      "A tensor of shape {} does not fit in memory: its size overflows at axis {} (dimension {})")           \
+    X(operand_size_overflow,                                                                                 \
+      "The {} of shape {} does not fit in memory: its size overflows at dimension {}")                       \
+    X(adapt_null, "ctein::adapt: a null pointer for a buffer of {} elements")
 
 /// What went wrong; `none` means nothing did.
 enum class errc : unsigned char {
@@ -304,8 +311,11 @@ class argument_error : public error {
     case errc::slice_out_of_range:
     case errc::index_out_of_range:
     case errc::chunk_not_divisible:
+    case errc::size_overflow:
+    case errc::operand_size_overflow:
         throw shape_error(d.code, std::move(message), std::move(context));
     case errc::dropout_probability:
+    case errc::adapt_null:
         throw argument_error(d.code, std::move(message), std::move(context));
     default:
         throw pattern_error(d.code, std::move(message), std::move(context));

@@ -6,7 +6,9 @@
 #include <array>
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
+#include <span>
 
 namespace ctein {
 
@@ -100,5 +102,20 @@ using dims = typename detail::all_dynamic<R>::type;
 /// Satisfied by `ctein::extents<...>`.
 template <class T>
 concept extents_type = detail::is_extents<T>::value;
+
+/// The first dimension at which the product of `extents` stops fitting in a ptrdiff_t (strides
+/// and offsets are ptrdiff_t), or extents.size() when it fits. A planner's `dyn` is a length not
+/// known yet and skipped; with `actual`, every value is a length (so `dyn` overflows).
+constexpr std::size_t overflowing_dimension(std::span<const std::size_t> extents,
+                                            bool actual = false) noexcept {
+    constexpr std::size_t limit = static_cast<std::size_t>(PTRDIFF_MAX);
+    std::size_t product = 1;
+    for (std::size_t k = 0; k < extents.size(); ++k) {
+        if ((extents[k] == dyn && !actual) || extents[k] == 0) continue;
+        if (product > limit / extents[k]) return k;
+        product *= extents[k];
+    }
+    return extents.size();
+}
 
 } // namespace ctein

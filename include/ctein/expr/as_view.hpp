@@ -57,7 +57,9 @@ namespace detail {
 /// mask, is not broken by it).
 template <class X>
 concept has_view = view_type<std::remove_cvref_t<X>> || tensor_type<std::remove_cvref_t<X>> ||
-                   requires(std::remove_cvref_t<X>& x) { view_adaptor<std::remove_cvref_t<X>>::view(x); };
+    requires(std::remove_cvref_t<X>& x) {
+    view_adaptor<std::remove_cvref_t<X>>::view(x);
+};
 /// A view, or the failure an adaptor returns after reporting why it cannot make one.
 template <class V>
 concept view_or_failure = view_type<V> || failed_view<V>;

@@ -10,6 +10,7 @@
 #include "operation.hpp"
 #include "tensor.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -150,7 +151,8 @@ plan::attention_plan attention_plan_at_run_time(const Q& q, const K& k, const V&
                                                 const attention_request& request) {
     plan::operand m{};
     if constexpr (!std::is_void_v<Mask>) {
-        if (mask->kind != kernels::mask_kind::none) m = actual_operand(mask->view); // absent: nothing to check
+        if (mask->kind != kernels::mask_kind::none)
+            m = actual_operand(mask->view); // absent: nothing to check
     }
     plan::attention_extras extras = attention_extras_of<Mask, ScoreNames>(m);
     extras.key_padding_count = request.has_key_padding ? request.key_lengths.size() : dyn;
@@ -186,9 +188,9 @@ auto compute_attention(const Q& q, const K& k, const V& v, const Mask* mask,
     const plan::attention_plan actual = attention_plan_at_run_time<ScoreNames>(q, k, v, mask, request);
     const plan::attention_shape& shape = actual.shape;
     using output_type = tensor_of<float, attention_output_names<Q>(), typename planned::output_extents>;
-    output_type out(planned::output_extents::from_all(
-        std::array<std::size_t, 4>{shape.batch, shape.query_heads, shape.queries, shape.head_size}),
-                   uninitialized); // the kernel writes every row, zeros for fully masked ones
+    output_type out(planned::output_extents::from_all(std::array<std::size_t, 4>{
+                        shape.batch, shape.query_heads, shape.queries, shape.head_size}),
+                    uninitialized); // the kernel writes every row, zeros for fully masked ones
 
     const token_rows q_rows(q, false);
     const key_value_rows kv(k, v);
@@ -212,8 +214,11 @@ auto compute_attention(const Q& q, const K& k, const V& v, const Mask* mask,
                      static_cast<std::ptrdiff_t>(shape.queries) * hd, hd};
     p.scale = request.scale ? *request.scale : 1.0f / std::sqrt(static_cast<float>(shape.head_size));
     if (request.causal) {
+        // beyond these, every key (or none) is visible: clamped so that i + offset cannot overflow
+        const auto tq = static_cast<std::ptrdiff_t>(shape.queries),
+                   tk = static_cast<std::ptrdiff_t>(shape.keys);
         p.causal = true;
-        p.causal_offset = request.causal->offset;
+        p.causal_offset = std::clamp(request.causal->offset, -tq - 1, tk);
     }
     if (request.has_key_padding) p.key_lengths = request.key_lengths.data();
     if constexpr (!std::is_void_v<Mask>) p.mask = explicit_mask_of(*mask, planned::plan.mask_axes);
@@ -224,8 +229,8 @@ auto compute_attention(const Q& q, const K& k, const V& v, const Mask* mask,
     if constexpr (WithWeights) {
         using weights_type =
             tensor_of<float, weights_names<planned::plan>, typename planned::weights_extents>;
-        weights_type weights(planned::weights_extents::from_all(
-            std::array<std::size_t, 4>{shape.batch, shape.query_heads, shape.queries, shape.keys}),
+        weights_type weights(planned::weights_extents::from_all(std::array<std::size_t, 4>{
+                                 shape.batch, shape.query_heads, shape.queries, shape.keys}),
                              uninitialized);
         p.weights = weights.data();
         const auto tk = static_cast<std::ptrdiff_t>(shape.keys);
@@ -271,18 +276,21 @@ struct attention_error {
         if constexpr (!(viewable<Q> && viewable<K> && viewable<V> && (attention_option<Options> && ...))) {
             return diagnostic{}; // substituted before the overload's constraints are checked
         } else if constexpr (failed_view<view_of<Q>> || failed_view<view_of<K>> || failed_view<view_of<V>> ||
-                      (std::is_same_v<Options, failed_operation> || ...) || mask_count<Options...> > 1) {
+                             (std::is_same_v<Options, failed_operation> || ...) ||
+                             mask_count<Options...> > 1) {
             return diagnostic{};
         } else {
             using q_view = view_of<decltype(strided_or_copy(std::declval<std::remove_reference_t<Q>&>()))>;
-            return attention_planned<q_view, view_of<K>, view_of<V>, typename mask_among<Options...>::type>::error;
+            return attention_planned<q_view, view_of<K>, view_of<V>,
+                                     typename mask_among<Options...>::type>::error;
         }
     }();
 };
 
 /// What a mistaken call to attention returns: the failure, or a pair of them with weights.
 template <class Mistake, class... Options>
-using attention_mistake = std::conditional_t<wants_weights<Options...>, attention_result<Mistake, Mistake>, Mistake>;
+using attention_mistake =
+    std::conditional_t<wants_weights<Options...>, attention_result<Mistake, Mistake>, Mistake>;
 
 } // namespace detail
 
@@ -304,8 +312,9 @@ using attention_mistake = std::conditional_t<wants_weights<Options...>, attentio
 ///     auto o = ctein::attention(q, k, v, ctein::causal);
 ///     auto [o2, w] = ctein::attention(q, k, v, ctein::mask(keep), ctein::with_weights);
 template <viewable Q, viewable K, viewable V, attention_option... Options>
-requires(!detail::fails_at_call<detail::attention_error<Q, K, V, std::remove_cvref_t<Options>...>::value>)
-auto attention(Q&& q, K&& k, V&& v, const Options&... options) {
+requires(!detail::fails_at_call<detail::attention_error<
+             Q, K, V, std::remove_cvref_t<Options>...>::value>) auto attention(Q&& q, K&& k, V&& v,
+                                                                               const Options&... options) {
     if constexpr (detail::failed_view<view_of<Q>> || detail::failed_view<view_of<K>> ||
                   detail::failed_view<view_of<V>> ||
                   (std::is_same_v<std::remove_cvref_t<Options>, detail::failed_operation> || ...)) {
@@ -337,8 +346,10 @@ auto attention(Q&& q, K&& k, V&& v, const Options&... options) {
 
 /// A mistaken attention call, reported at the caller's line (g++).
 template <viewable Q, viewable K, viewable V, attention_option... Options,
-          class Mistake = detail::reported_at_call<detail::attention_error<Q, K, V, std::remove_cvref_t<Options>...>::value>>
+          class Mistake = detail::reported_at_call<
+              detail::attention_error<Q, K, V, std::remove_cvref_t<Options>...>::value>>
 requires detail::fails_at_call<detail::attention_error<Q, K, V, std::remove_cvref_t<Options>...>::value>
-detail::attention_mistake<Mistake, Options...> attention(Q&& q, K&& k, V&& v, const Options&... options) = delete;
+    detail::attention_mistake<Mistake, Options...> attention(Q&& q, K&& k, V&& v, const Options&... options)
+= delete;
 
 } // namespace ctein

@@ -151,7 +151,8 @@ class softmax_expression {
     using planned = detail::attention_planned<q_view, k_view, k_view, Mask, Scores::names>;
 
 public:
-    using weights_type = tensor_of<float, detail::weights_names<planned::plan>, typename planned::weights_extents>;
+    using weights_type =
+        tensor_of<float, detail::weights_names<planned::plan>, typename planned::weights_extents>;
 
     explicit softmax_expression(attention_scores<Scores, Mask> s)
         : scores_(std::move(s)) {}
@@ -178,7 +179,8 @@ public:
             // that output is dropped
             const auto& [q, k] = scores_.scores.operands();
             value_.emplace(
-                detail::compute_attention<true, Scores::names>(q, k, k, mask_pointer(), scores_.request).weights);
+                detail::compute_attention<true, Scores::names>(q, k, k, mask_pointer(), scores_.request)
+                    .weights);
         }
         return *value_;
     }
@@ -239,8 +241,7 @@ struct softmax_error {
 } // namespace detail
 
 template <fixed_string Axis, scores_expression E>
-requires(!detail::fails_at_call<detail::softmax_error<E>::value>)
-auto softmax(const E& e) {
+requires(!detail::fails_at_call<detail::softmax_error<E>::value>) auto softmax(const E& e) {
     auto s = detail::as_attention_scores(e);
     using scores_type = decltype(s.scores);
     using operands = detail::scores_operands<scores_type>;
@@ -263,9 +264,10 @@ auto softmax(const E& e) {
 }
 
 /// A softmax of mistaken scores, reported at the caller's line (g++).
-template <fixed_string Axis, scores_expression E, class Mistake = detail::reported_at_call<detail::softmax_error<E>::value>>
-requires detail::fails_at_call<detail::softmax_error<E>::value>
-Mistake softmax(const E& e) = delete;
+template <fixed_string Axis, scores_expression E,
+          class Mistake = detail::reported_at_call<detail::softmax_error<E>::value>>
+requires detail::fails_at_call<detail::softmax_error<E>::value> Mistake softmax(const E& e)
+= delete;
 
 /// softmax of scores whose einsum has reported a compile error: that failure, and no error more.
 template <fixed_string Axis>
@@ -311,9 +313,11 @@ struct einsum_fusion<Pattern, softmax_expression<S, M>, V> {
         using weights_view = view_of<const softmax_expression<S, M>>;
         if constexpr (failed_view<view_of<X>>) {
             return diagnostic{};
-        } else if constexpr (is_weighted_values_plan(einsum_structure<Pattern, weights_view, view_of<X>>::plan)) {
+        } else if constexpr (is_weighted_values_plan(
+                                 einsum_structure<Pattern, weights_view, view_of<X>>::plan)) {
             using operands = scores_operands<S>;
-            return attention_planned<typename operands::q, typename operands::k, view_of<X>, M, S::names>::error;
+            return attention_planned<typename operands::q, typename operands::k, view_of<X>, M,
+                                     S::names>::error;
         } else {
             return einsum_planned<Pattern, weights_view, view_of<X>>::error;
         }

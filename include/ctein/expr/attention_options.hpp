@@ -81,8 +81,8 @@ namespace detail {
 /// A mask's element type; bool for a mask that has already reported why it cannot be read, so
 /// that the options' element checks add nothing.
 template <class X>
-using mask_element = typename std::conditional_t<failed_view<view_of<X>>, std::type_identity<bool>,
-                                                 view_of<X>>::value_type;
+using mask_element =
+    typename std::conditional_t<failed_view<view_of<X>>, std::type_identity<bool>, view_of<X>>::value_type;
 
 /// The option of mask `m` bound to the scores as `Binding`, its elements read as `kind`; a failure
 /// (reported once) when `m` is a temporary the option would outlive.
@@ -123,13 +123,15 @@ auto mask(X&& m) {
     static_assert(std::is_same_v<element, bool> || std::is_same_v<element, float>,
                   "ctein::mask: a mask holds bool (true = keep) or float (added to the scores)");
     return detail::mask_option<plan::mask_binding::scores>(
-        std::forward<X>(m), std::is_same_v<element, bool> ? kernels::mask_kind::keep : kernels::mask_kind::additive);
+        std::forward<X>(m),
+        std::is_same_v<element, bool> ? kernels::mask_kind::keep : kernels::mask_kind::additive);
 }
 
 /// A bool mask whose true elements are left out (nn.MultiheadAttention's bool attn_mask, the
 /// seeds' `masked_fill(future_mask, ...)`); it broadcasts as `ctein::mask` does.
 ///
-///     auto o = ctein::attention(q, k, v, ctein::ignore_mask(future));   // future: (T, T), true above the diagonal
+///     auto o = ctein::attention(q, k, v, ctein::ignore_mask(future));   // future: (T, T), true above the
+///     diagonal
 template <viewable X>
 auto ignore_mask(X&& m) {
     static_assert(std::is_same_v<detail::mask_element<X>, bool>,
@@ -146,7 +148,8 @@ template <viewable X>
 auto key_padding_mask(X&& m) {
     static_assert(std::is_same_v<detail::mask_element<X>, bool>,
                   "ctein::key_padding_mask: the mask holds bool (true = a padded key, left out)");
-    return detail::mask_option<plan::mask_binding::key_padding>(std::forward<X>(m), kernels::mask_kind::ignore);
+    return detail::mask_option<plan::mask_binding::key_padding>(std::forward<X>(m),
+                                                                kernels::mask_kind::ignore);
 }
 
 /// The same three options for a mask that may be absent, as the seeds' `mask=None`: a
@@ -214,9 +217,9 @@ template <class V, plan::mask_binding B>
 inline constexpr bool is_mask<mask_t<V, B>> = true;
 
 template <class T>
-concept attention_option_type =
-    std::same_as<T, causal_t> || std::same_as<T, causal_if_t> || std::same_as<T, key_padding_t> || is_mask<T> || std::same_as<T, scale_t> ||
-    std::same_as<T, dropout_t> || std::same_as<T, threads_t> || std::same_as<T, with_weights_t> ||
+concept attention_option_type = std::same_as<T, causal_t> || std::same_as<T, causal_if_t> ||
+    std::same_as<T, key_padding_t> || is_mask<T> || std::same_as<T, scale_t> || std::same_as<T, dropout_t> ||
+    std::same_as<T, threads_t> || std::same_as<T, with_weights_t> ||
     std::same_as<T, failed_operation>; // an option whose making has reported an error
 
 /// How many explicit masks the options hold: at most one (a key must pass every mask, so several

@@ -268,8 +268,7 @@ struct view_adaptor<einsum_expression<Pattern, V...>> {
 ///     auto scores = ctein::einsum<"b h q d, b h k d -> b h q k">(q, k);
 ///     auto out = ctein::eval(ctein::einsum<"b h q k, b h k d -> b h q d">(weights, v));
 template <fixed_string Pattern, viewable... X>
-requires(!detail::fails_at_call<detail::einsum_error<Pattern, X...>::value>)
-auto einsum(X&&... x) {
+requires(!detail::fails_at_call<detail::einsum_error<Pattern, X...>::value>) auto einsum(X&&... x) {
     using planned = detail::einsum_planned<Pattern, view_of<X>...>;
     if constexpr (detail::einsum_fusion<Pattern, std::remove_cvref_t<X>...>::applies) {
         return detail::einsum_fusion<Pattern, std::remove_cvref_t<X>...>::run(x...);
@@ -293,7 +292,7 @@ auto einsum(X&&... x) {
 /// A mistaken einsum (or attention formula), reported at the caller's line (g++).
 template <fixed_string Pattern, viewable... X,
           class Mistake = detail::reported_at_call<detail::einsum_error<Pattern, X...>::value>>
-requires detail::fails_at_call<detail::einsum_error<Pattern, X...>::value>
-Mistake einsum(X&&... x) = delete;
+requires detail::fails_at_call<detail::einsum_error<Pattern, X...>::value> Mistake einsum(X&&... x)
+= delete;
 
 } // namespace ctein

@@ -107,7 +107,8 @@ auto pack_views(const V&... input) {
     using result_extents = output_extents_t<planned::plan>;
     std::array<std::size_t, result_extents::rank()> values{};
     for (std::size_t k = 0; k < values.size(); ++k) values[k] = actual.output_extents[k];
-    tensor_of<T, output_names<planned::plan>, result_extents> out(result_extents::from_all(values), uninitialized);
+    tensor_of<T, output_names<planned::plan>, result_extents> out(result_extents::from_all(values),
+                                                                  uninitialized);
 
     std::size_t after_size = 1;
     for (std::size_t k = before + 1; k < values.size(); ++k) after_size *= values[k];
@@ -153,8 +154,7 @@ struct pack_error {
 } // namespace detail
 
 template <fixed_string Pattern, viewable... X>
-requires(!detail::fails_at_call<detail::pack_error<Pattern, X...>::value>)
-auto pack(X&&... x) {
+requires(!detail::fails_at_call<detail::pack_error<Pattern, X...>::value>) auto pack(X&&... x) {
     using planned = detail::pack_planned<Pattern, view_of<X>...>;
     using failed =
         std::pair<detail::failed_operation, detail::failed_operation>; // for `auto [packed, shapes]`
@@ -173,8 +173,9 @@ auto pack(X&&... x) {
 /// A mistaken pack, reported at the caller's line (g++).
 template <fixed_string Pattern, viewable... X,
           class Mistake = detail::reported_at_call<detail::pack_error<Pattern, X...>::value>>
-requires detail::fails_at_call<detail::pack_error<Pattern, X...>::value>
-std::pair<Mistake, Mistake> pack(X&&... x) = delete;
+requires detail::fails_at_call<detail::pack_error<Pattern, X...>::value> std::pair<Mistake, Mistake>
+pack(X&&... x)
+= delete;
 
 namespace detail {
 
@@ -287,8 +288,8 @@ struct unpack_error {
 } // namespace detail
 
 template <fixed_string Pattern, viewable X, extents_type... E>
-requires(!detail::fails_at_call<detail::unpack_error<Pattern, X&&, E...>::value>)
-auto unpack(X&& x, const packed_shapes<E...>& shapes) {
+requires(!detail::fails_at_call<detail::unpack_error<Pattern, X&&, E...>::value>) auto unpack(
+    X&& x, const packed_shapes<E...>& shapes) {
     using V = view_of<X>;
     using failed = std::tuple<detail::failed_for<E>...>; // for `auto [a, b, ...]`
     if constexpr (!detail::can_view_without_copy<X&&>()) {
@@ -305,6 +306,7 @@ auto unpack(X&& x, const packed_shapes<E...>& shapes) {
 template <fixed_string Pattern, viewable X, extents_type... E,
           class Mistake = detail::reported_at_call<detail::unpack_error<Pattern, X&&, E...>::value>>
 requires detail::fails_at_call<detail::unpack_error<Pattern, X&&, E...>::value>
-std::tuple<detail::failed_for<E>...> unpack(X&& x, const packed_shapes<E...>& shapes) = delete;
+    std::tuple<detail::failed_for<E>...> unpack(X&& x, const packed_shapes<E...>& shapes)
+= delete;
 
 } // namespace ctein

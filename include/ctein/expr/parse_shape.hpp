@@ -113,8 +113,7 @@ struct parse_shape_error {
 } // namespace detail
 
 template <fixed_string Pattern, viewable X>
-requires(!detail::fails_at_call<detail::parse_shape_error<Pattern, X>::value>)
-auto parse_shape(X&& x) {
+requires(!detail::fails_at_call<detail::parse_shape_error<Pattern, X>::value>) auto parse_shape(X&& x) {
     using V = view_of<X>;
     using planned = detail::parse_shape_planned<Pattern, V>;
     if constexpr (detail::failed_view<V>) {
@@ -145,7 +144,7 @@ auto parse_shape(X&& x) {
 /// A mistaken parse_shape, reported at the caller's line (g++).
 template <fixed_string Pattern, viewable X,
           class Mistake = detail::reported_at_call<detail::parse_shape_error<Pattern, X>::value>>
-requires detail::fails_at_call<detail::parse_shape_error<Pattern, X>::value>
-Mistake parse_shape(X&& x) = delete;
+requires detail::fails_at_call<detail::parse_shape_error<Pattern, X>::value> Mistake parse_shape(X&& x)
+= delete;
 
 } // namespace ctein

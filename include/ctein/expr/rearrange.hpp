@@ -36,8 +36,9 @@ struct rearranged {
     using mapping_type = typename type::mapping_type;
 
     /// The result's mapping, from the lengths of the recipe's axes and the input's strides.
-    static constexpr mapping_type mapping_for(const std::array<std::size_t, plan::max_axes>& lengths,
-                                              const std::array<std::ptrdiff_t, plan::max_dims>& input_strides) {
+    static constexpr mapping_type
+    mapping_for(const std::array<std::size_t, plan::max_axes>& lengths,
+                const std::array<std::ptrdiff_t, plan::max_dims>& input_strides) {
         std::array<std::size_t, plan::max_dims> all_extents{};
         plan::output_extents(R, lengths, all_extents);
         std::array<std::size_t, extents_type::rank()> values{};
@@ -66,12 +67,12 @@ struct rearranged {
 
     /// A contiguous input with static extents and constant lengths: the whole mapping is a
     /// constant, so the pattern costs the program (and the code generator) nothing.
-    static constexpr bool constant = std::is_same_v<typename V::layout_type, layout_right> &&
-                                     V::extents_type::is_static() && [] {
-                                         for (std::size_t a = 0; a < R.axis_count; ++a)
-                                             if (R.lengths[a] == dyn) return false;
-                                         return true;
-                                     }();
+    static constexpr bool constant =
+        std::is_same_v<typename V::layout_type, layout_right> && V::extents_type::is_static() && [] {
+            for (std::size_t a = 0; a < R.axis_count; ++a)
+                if (R.lengths[a] == dyn) return false;
+            return true;
+        }();
 
     static constexpr std::array<std::ptrdiff_t, plan::max_dims> row_major_strides() {
         std::array<std::ptrdiff_t, plan::max_dims> strides{};
@@ -111,8 +112,8 @@ constexpr auto view_operation(std::string_view operation, X&& x, Lengths... leng
             if constexpr (result::constant) {
                 return result::make_constant(input); // the compiler has checked and solved everything
             } else {
-                return result::make(input,
-                                    solve_at_run_time<plan::recipe>(operation, Pattern.view(), input, lengths...));
+                return result::make(
+                    input, solve_at_run_time<plan::recipe>(operation, Pattern.view(), input, lengths...));
             }
         }
     }
@@ -135,7 +136,8 @@ struct view_operation_error {
     }();
 };
 template <fixed_string Pattern, plan::operation Op, class X, class... Lengths>
-inline constexpr const diagnostic& view_operation_error_v = view_operation_error<Pattern, Op, X, Lengths...>::value;
+inline constexpr const diagnostic& view_operation_error_v =
+    view_operation_error<Pattern, Op, X, Lengths...>::value;
 
 } // namespace detail
 
@@ -153,15 +155,20 @@ inline constexpr const diagnostic& view_operation_error_v = view_operation_error
 ///     auto q = ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h", 8>);  // 2 x 8 x 128 x 64
 ///     auto m = ctein::rearrange<"b h s d -> b s (h d)">(q);                         // back to 2 x 128 x 512
 template <fixed_string Pattern, viewable X, axis_length_type... Lengths>
-requires(!detail::fails_at_call<detail::view_operation_error_v<Pattern, plan::operation::rearrange, X&&, Lengths...>>)
-constexpr auto rearrange(X&& x, Lengths... lengths) {
+requires(
+    !detail::fails_at_call<detail::view_operation_error_v<
+        Pattern, plan::operation::rearrange, X&&, Lengths...>>) constexpr auto rearrange(X&& x,
+                                                                                         Lengths... lengths) {
     return detail::view_operation<Pattern, plan::operation::rearrange>("rearrange", std::forward<X>(x),
                                                                        lengths...);
 }
 /// A mistaken rearrange, reported at the caller's line (g++).
 template <fixed_string Pattern, viewable X, axis_length_type... Lengths,
-          class Mistake = detail::reported_at_call<detail::view_operation_error_v<Pattern, plan::operation::rearrange, X&&, Lengths...>>>
-requires detail::fails_at_call<detail::view_operation_error_v<Pattern, plan::operation::rearrange, X&&, Lengths...>>
-Mistake rearrange(X&& x, Lengths... lengths) = delete;
+          class Mistake = detail::reported_at_call<
+              detail::view_operation_error_v<Pattern, plan::operation::rearrange, X&&, Lengths...>>>
+requires detail::fails_at_call<
+    detail::view_operation_error_v<Pattern, plan::operation::rearrange, X&&, Lengths...>>
+    Mistake rearrange(X&& x, Lengths... lengths)
+= delete;
 
 } // namespace ctein

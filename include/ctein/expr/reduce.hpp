@@ -72,8 +72,8 @@ struct reduce_error {
 ///     auto per_token = ctein::reduce<"b h s d -> b s d", "mean">(scores);        // 2 x 128 x 64
 ///     auto pooled = ctein::reduce<"b c (h 2) (w 2) -> b c h w", "max">(image);   // 2x2 max pool
 template <fixed_string Pattern, fixed_string Reduction, viewable X, axis_length_type... Lengths>
-requires(!detail::fails_at_call<detail::reduce_error<Pattern, Reduction, X, Lengths...>::value>)
-auto reduce(X&& x, Lengths... lengths) {
+requires(!detail::fails_at_call<detail::reduce_error<Pattern, Reduction, X, Lengths...>::value>) auto reduce(
+    X&& x, Lengths... lengths) {
     using V = view_of<X>;
     if constexpr (detail::failed_view<V>) {
         return V{}; // as_view has reported why it cannot read X
@@ -96,8 +96,10 @@ auto reduce(X&& x, Lengths... lengths) {
 
 /// A mistaken reduce, reported at the caller's line (g++).
 template <fixed_string Pattern, fixed_string Reduction, viewable X, axis_length_type... Lengths,
-          class Mistake = detail::reported_at_call<detail::reduce_error<Pattern, Reduction, X, Lengths...>::value>>
+          class Mistake =
+              detail::reported_at_call<detail::reduce_error<Pattern, Reduction, X, Lengths...>::value>>
 requires detail::fails_at_call<detail::reduce_error<Pattern, Reduction, X, Lengths...>::value>
-Mistake reduce(X&& x, Lengths... lengths) = delete;
+    Mistake reduce(X&& x, Lengths... lengths)
+= delete;
 
 } // namespace ctein

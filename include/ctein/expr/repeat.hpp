@@ -20,14 +20,18 @@ namespace ctein {
 ///     ctein::tensor<float, "b g s d", 1, 2, 128, 64> k;                 // 2 key/value heads
 ///     auto kk = ctein::repeat<"b g s d -> b (g r) s d">(k, ctein::len<"r", 4>);   // 8 heads
 template <fixed_string Pattern, viewable X, axis_length_type... Lengths>
-requires(!detail::fails_at_call<detail::view_operation_error_v<Pattern, plan::operation::repeat, X&&, Lengths...>>)
-constexpr auto repeat(X&& x, Lengths... lengths) {
+requires(!detail::fails_at_call<detail::view_operation_error_v<
+             Pattern, plan::operation::repeat, X&&, Lengths...>>) constexpr auto repeat(X&& x,
+                                                                                        Lengths... lengths) {
     return detail::view_operation<Pattern, plan::operation::repeat>("repeat", std::forward<X>(x), lengths...);
 }
 /// A mistaken repeat, reported at the caller's line (g++).
 template <fixed_string Pattern, viewable X, axis_length_type... Lengths,
-          class Mistake = detail::reported_at_call<detail::view_operation_error_v<Pattern, plan::operation::repeat, X&&, Lengths...>>>
-requires detail::fails_at_call<detail::view_operation_error_v<Pattern, plan::operation::repeat, X&&, Lengths...>>
-Mistake repeat(X&& x, Lengths... lengths) = delete;
+          class Mistake = detail::reported_at_call<
+              detail::view_operation_error_v<Pattern, plan::operation::repeat, X&&, Lengths...>>>
+requires detail::fails_at_call<
+    detail::view_operation_error_v<Pattern, plan::operation::repeat, X&&, Lengths...>>
+    Mistake repeat(X&& x, Lengths... lengths)
+= delete;
 
 } // namespace ctein

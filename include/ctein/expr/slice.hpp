@@ -23,7 +23,8 @@ template <class V, std::size_t Dim, std::size_t Length, std::size_t... R>
 auto replaced_extents_type(std::index_sequence<R...>)
     -> extents<(R == Dim ? Length : V::extents_type::static_extent(R))...>;
 template <class V, std::size_t Dim, std::size_t Length>
-using replaced_extents = decltype(replaced_extents_type<V, Dim, Length>(std::make_index_sequence<V::rank()>{}));
+using replaced_extents =
+    decltype(replaced_extents_type<V, Dim, Length>(std::make_index_sequence<V::rank()>{}));
 
 /// V's extents without dimension Dim.
 template <class V, std::size_t Dim, std::size_t... R>
@@ -47,12 +48,14 @@ constexpr bounded_string<256> names_without() {
 template <class V, std::size_t Dim>
 inline constexpr bounded_string<256> names_without_text = names_without<V, Dim>();
 template <class V, std::size_t Dim>
-inline constexpr auto names_without_v = fixed_string<names_without_text<V, Dim>.size()>(names_without_text<V, Dim>.view());
+inline constexpr auto
+    names_without_v = fixed_string<names_without_text<V, Dim>.size()>(names_without_text<V, Dim>.view());
 
 /// Throws the plan's error for the actual extents, with the call as context.
 inline void throw_if(const plan::axis_range_plan& actual, std::string_view operation, std::string shape) {
     if (actual.error)
-        throw_error(actual.error, " while processing " + std::string(operation) + " on a tensor of shape " + shape);
+        throw_error(actual.error,
+                    " while processing " + std::string(operation) + " on a tensor of shape " + shape);
 }
 
 /// Dimension `Dim` of strided view `v` from `begin`, `length` long: a strided view of the same names.
@@ -105,7 +108,8 @@ struct narrowing_error {
     }();
 };
 template <fixed_string Axis, std::size_t Begin, std::size_t End, class X>
-inline constexpr const diagnostic& slice_error = narrowing_error<slice_planned<Axis, Begin, End, X>, X>::value;
+inline constexpr const diagnostic& slice_error =
+    narrowing_error<slice_planned<Axis, Begin, End, X>, X>::value;
 template <fixed_string Axis, std::size_t Index, class X>
 inline constexpr const diagnostic& index_error = narrowing_error<index_planned<Axis, Index, X>, X>::value;
 template <fixed_string Axis, std::size_t Count, class X>
@@ -124,8 +128,8 @@ auto slice_of(X&& x, std::size_t begin, std::size_t end) {
         constexpr std::size_t dim = planned::plan.dim;
         const V v = as_view(x);
         throw_if(plan::make_slice_plan(actual_operand(v), Axis.view(), begin, end), "slice", shape_text(v));
-        using result = view<typename V::element_type, V::names, replaced_extents<V, dim, planned::plan.extent>,
-                            layout_stride>;
+        using result = view<typename V::element_type, V::names,
+                            replaced_extents<V, dim, planned::plan.extent>, layout_stride>;
         return narrowed<result, dim>(v, begin, end - begin);
     }
 }
@@ -139,29 +143,29 @@ auto slice_of(X&& x, std::size_t begin, std::size_t end) {
 /// Bounds out of range throw ctein::shape_error naming the axis; an axis the tensor's names do
 /// not have is a compile error (name an unnamed tensor with ctein::named first).
 template <fixed_string Axis, viewable X, std::integral Begin, std::integral End>
-requires(!detail::fails_at_call<detail::slice_error<Axis, dyn, dyn, X&&>>)
-auto slice(X&& x, Begin begin, End end) {
+requires(!detail::fails_at_call<detail::slice_error<Axis, dyn, dyn, X&&>>) auto slice(X&& x, Begin begin,
+                                                                                      End end) {
     return detail::slice_of<Axis, dyn, dyn>(std::forward<X>(x), static_cast<std::size_t>(begin),
                                             static_cast<std::size_t>(end));
 }
 template <fixed_string Axis, viewable X, std::integral Begin, std::integral End,
           class Mistake = detail::reported_at_call<detail::slice_error<Axis, dyn, dyn, X&&>>>
-requires detail::fails_at_call<detail::slice_error<Axis, dyn, dyn, X&&>>
-Mistake slice(X&& x, Begin begin, End end) = delete;
+requires detail::fails_at_call<detail::slice_error<Axis, dyn, dyn, X&&>> Mistake slice(X&& x, Begin begin,
+                                                                                       End end)
+= delete;
 
 /// Positions [Begin, End) of the axis named `Axis`, bounds known to the compiler: the extent is
 /// static, and bounds out of a static extent are a compile error.
 ///
 ///     auto first_half = ctein::slice<"d", 0, 32>(q);   // extent 32 in the type
 template <fixed_string Axis, std::size_t Begin, std::size_t End, viewable X>
-requires(!detail::fails_at_call<detail::slice_error<Axis, Begin, End, X&&>>)
-auto slice(X&& x) {
+requires(!detail::fails_at_call<detail::slice_error<Axis, Begin, End, X&&>>) auto slice(X&& x) {
     return detail::slice_of<Axis, Begin, End>(std::forward<X>(x), Begin, End);
 }
 template <fixed_string Axis, std::size_t Begin, std::size_t End, viewable X,
           class Mistake = detail::reported_at_call<detail::slice_error<Axis, Begin, End, X&&>>>
-requires detail::fails_at_call<detail::slice_error<Axis, Begin, End, X&&>>
-Mistake slice(X&& x) = delete;
+requires detail::fails_at_call<detail::slice_error<Axis, Begin, End, X&&>> Mistake slice(X&& x)
+= delete;
 
 namespace detail {
 template <fixed_string Axis, std::size_t Index, class X>
@@ -199,25 +203,23 @@ auto index_of(X&& x, std::size_t index) {
 ///
 ///     auto q = ctein::index<"three">(qkv, 0);   // "b h s d"
 template <fixed_string Axis, viewable X, std::integral I>
-requires(!detail::fails_at_call<detail::index_error<Axis, dyn, X&&>>)
-auto index(X&& x, I i) {
+requires(!detail::fails_at_call<detail::index_error<Axis, dyn, X&&>>) auto index(X&& x, I i) {
     return detail::index_of<Axis, dyn>(std::forward<X>(x), static_cast<std::size_t>(i));
 }
 template <fixed_string Axis, viewable X, std::integral I,
           class Mistake = detail::reported_at_call<detail::index_error<Axis, dyn, X&&>>>
-requires detail::fails_at_call<detail::index_error<Axis, dyn, X&&>>
-Mistake index(X&& x, I i) = delete;
+requires detail::fails_at_call<detail::index_error<Axis, dyn, X&&>> Mistake index(X&& x, I i)
+= delete;
 /// Position `I` of the axis named `Axis`, known to the compiler (a compile error when out of a
 /// static extent).
 template <fixed_string Axis, std::size_t I, viewable X>
-requires(!detail::fails_at_call<detail::index_error<Axis, I, X&&>>)
-auto index(X&& x) {
+requires(!detail::fails_at_call<detail::index_error<Axis, I, X&&>>) auto index(X&& x) {
     return detail::index_of<Axis, I>(std::forward<X>(x), I);
 }
 template <fixed_string Axis, std::size_t I, viewable X,
           class Mistake = detail::reported_at_call<detail::index_error<Axis, I, X&&>>>
-requires detail::fails_at_call<detail::index_error<Axis, I, X&&>>
-Mistake index(X&& x) = delete;
+requires detail::fails_at_call<detail::index_error<Axis, I, X&&>> Mistake index(X&& x)
+= delete;
 
 /// The axis named `Axis` cut into `Count` equal parts (torch.chunk where the length divides): a
 /// std::array of views of `x`, each with the static extent length / Count where the length is
@@ -225,8 +227,7 @@ Mistake index(X&& x) = delete;
 ///
 ///     auto [x1, x2] = ctein::chunk<"d", 2>(x);   // RoPE's halves
 template <fixed_string Axis, std::size_t Count, viewable X>
-requires(!detail::fails_at_call<detail::chunk_error<Axis, Count, X&&>>)
-auto chunk(X&& x) {
+requires(!detail::fails_at_call<detail::chunk_error<Axis, Count, X&&>>) auto chunk(X&& x) {
     using V = view_of<X>;
     if constexpr (!detail::can_view_without_copy<X&&>()) {
         return std::array<detail::failed_operation, Count>{};
@@ -238,10 +239,11 @@ auto chunk(X&& x) {
         } else {
             constexpr std::size_t dim = planned::plan.dim;
             const V v = as_view(x);
-            const plan::axis_range_plan actual = plan::make_chunk_plan(detail::actual_operand(v), Axis.view(), Count);
+            const plan::axis_range_plan actual =
+                plan::make_chunk_plan(detail::actual_operand(v), Axis.view(), Count);
             detail::throw_if(actual, "chunk", detail::shape_text(v));
-            using result =
-                view<typename V::element_type, V::names, detail::replaced_extents<V, dim, planned::plan.extent>, layout_stride>;
+            using result = view<typename V::element_type, V::names,
+                                detail::replaced_extents<V, dim, planned::plan.extent>, layout_stride>;
             std::array<result, Count> parts;
             for (std::size_t c = 0; c < Count; ++c)
                 parts[c] = detail::narrowed<result, dim>(v, c * actual.extent, actual.extent);
@@ -253,7 +255,7 @@ auto chunk(X&& x) {
 /// A mistaken chunk, reported at the caller's line (g++).
 template <fixed_string Axis, std::size_t Count, viewable X,
           class Mistake = detail::reported_at_call<detail::chunk_error<Axis, Count, X&&>>>
-requires detail::fails_at_call<detail::chunk_error<Axis, Count, X&&>>
-std::array<Mistake, Count> chunk(X&& x) = delete;
+requires detail::fails_at_call<detail::chunk_error<Axis, Count, X&&>> std::array<Mistake, Count> chunk(X&& x)
+= delete;
 
 } // namespace ctein

@@ -2,13 +2,16 @@
 // extents. What `ctein::eval` returns; a named source for patterns.
 #pragma once
 
+#include "../core/error.hpp"
 #include "../core/extents.hpp"
 #include "../core/fixed_string.hpp"
+#include "../core/shape_text.hpp"
 #include "view.hpp"
 
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <memory>
 #include <new>
@@ -21,15 +24,16 @@ namespace ctein {
 /// that its elements are not written twice. Reading an element before writing it is undefined.
 ///
 ///     ctein::tensor<float, "b s c", 2, 128, 512> out(ctein::uninitialized);
-///     ctein::tensor<float, "b s c", 2, ctein::dyn, 512> y(ctein::extents<2, ctein::dyn, 512>(n), ctein::uninitialized);
+///     ctein::tensor<float, "b s c", 2, ctein::dyn, 512> y(ctein::extents<2, ctein::dyn, 512>(n),
+///     ctein::uninitialized);
 struct uninitialized_t {
     explicit uninitialized_t() = default;
 };
 inline constexpr uninitialized_t uninitialized{};
 
 namespace detail {
-/// Zero-initialised elements (or, asked, default-initialised ones) on a 64-byte boundary, so rows of AVX-512 vectors start aligned.
-/// (Not std::vector: std::vector<bool> packs bits and has no data().)
+/// Zero-initialised elements (or, asked, default-initialised ones) on a 64-byte boundary, so rows of AVX-512
+/// vectors start aligned. (Not std::vector: std::vector<bool> packs bits and has no data().)
 template <class T>
 class aligned_buffer {
 public:
@@ -103,20 +107,20 @@ public:
     static constexpr std::size_t rank() noexcept { return sizeof...(E); }
 
     tensor() requires(extents_type::rank_dynamic() == 0)
-        : data_(extents_type{}.size()) {}
+        : data_(element_count(extents_type{})) {}
     template <std::integral... Lengths>
     explicit tensor(Lengths... dynamic_lengths) requires(sizeof...(Lengths) == extents_type::rank_dynamic() &&
                                                          sizeof...(Lengths) != 0)
         : extents_(dynamic_lengths...)
-        , data_(extents_.size()) {}
+        , data_(element_count(extents_)) {}
     explicit tensor(const extents_type& extents)
         : extents_(extents)
-        , data_(extents.size()) {}
+        , data_(element_count(extents)) {}
     explicit tensor(uninitialized_t u) requires(extents_type::rank_dynamic() == 0)
-        : data_(extents_type{}.size(), u) {}
+        : data_(element_count(extents_type{}), u) {}
     tensor(const extents_type& extents, uninitialized_t u)
         : extents_(extents)
-        , data_(extents.size(), u) {}
+        , data_(element_count(extents), u) {}
 
     T* data() noexcept { return data_.data(); }
     const T* data() const noexcept { return data_.data(); }
@@ -139,6 +143,29 @@ public:
     }
 
 private:
+    /// The element count of `e`; a ctein::shape_error naming the axis where the product of the
+    /// lengths (in bytes) stops fitting in an address, rather than a wrapped count and a buffer
+    /// shorter than the extents say.
+    static std::size_t element_count(const extents_type& e) {
+        constexpr std::size_t limit = static_cast<std::size_t>(PTRDIFF_MAX) / sizeof(T);
+        std::size_t n = 1;
+        for (std::size_t r = 0; r < rank(); ++r) {
+            const std::size_t length = e.extent(r);
+            if (length != 0 && n > limit / length) {
+                const pattern::dim_names names = pattern::split_dim_names(Names.view());
+                bounded_string<8 * pattern::max_dims> shape;
+                const auto values = e.values();
+                append_python_tuple(shape, values);
+                throw_error(make_error(errc::size_overflow)
+                                .with_text(shape.view())
+                                .with_text(names.count == rank() ? names[r] : std::string_view("#"))
+                                .with_number(r));
+            }
+            n *= length;
+        }
+        return n;
+    }
+
     extents_type extents_{};
     detail::aligned_buffer<T> data_;
 };

@@ -3,8 +3,10 @@
 #pragma once
 
 #include "../core/diagnose.hpp"
+#include "../core/error.hpp"
 #include "../core/extents.hpp"
 #include "../core/fixed_string.hpp"
+#include "../core/shape_text.hpp"
 #include "../pattern/axis_names.hpp"
 #include "layout.hpp"
 
@@ -82,14 +84,27 @@ private:
 ///
 ///     std::vector<float> keys(tokens * 64);
 ///     auto k = ctein::adapt<"s d", ctein::dyn, 64>(keys.data(), tokens);
+///
+/// The caller's contract: `data` points to at least the product of the extents elements of T,
+/// aligned for T, alive while the view is used. ctein checks what it can: a null pointer with
+/// elements (a ctein::argument_error), and extents whose product does not fit in memory (the
+/// `ctein::dyn` marker given as a length among them; a ctein::shape_error).
 template <fixed_string Names, std::size_t... E, class T, std::integral... Lengths>
-constexpr view<T, Names, extents<E...>> adapt(T* data, Lengths... dynamic_lengths) noexcept
-    requires(sizeof...(Lengths) == extents<E...>::rank_dynamic()) {
-    if constexpr (sizeof...(Lengths) == 0) {
-        return {data, extents<E...>{}};
-    } else {
-        return {data, extents<E...>(dynamic_lengths...)};
+constexpr view<T, Names, extents<E...>>
+adapt(T* data, Lengths... dynamic_lengths) requires(sizeof...(Lengths) == extents<E...>::rank_dynamic()) {
+    extents<E...> e;
+    if constexpr (sizeof...(Lengths) != 0) e = extents<E...>(dynamic_lengths...);
+    const auto values = e.values();
+    if (const std::size_t k = overflowing_dimension(values, true); k != values.size()) {
+        bounded_string<256> shape;
+        append_python_tuple(shape, values);
+        throw_error(make_error(errc::operand_size_overflow)
+                        .with_text("buffer")
+                        .with_text(shape.view())
+                        .with_number(k));
     }
+    if (data == nullptr && e.size() != 0) throw_error(make_error(errc::adapt_null).with_number(e.size()));
+    return {data, e};
 }
 
 namespace detail {

@@ -35,15 +35,25 @@ namespace detail {
 /// numpy's descr of T: '<f4', '<i8', '|b1'...
 template <class T>
 constexpr std::string_view npy_descr() {
-    static_assert(std::endian::native == std::endian::little, "ctein's .npy reader assumes a little-endian machine");
-    if constexpr (std::is_same_v<T, float>) return "<f4";
-    else if constexpr (std::is_same_v<T, double>) return "<f8";
-    else if constexpr (std::is_same_v<T, bool>) return "|b1";
-    else if constexpr (std::is_same_v<T, std::int8_t>) return "|i1";
-    else if constexpr (std::is_same_v<T, std::uint8_t>) return "|u1";
-    else if constexpr (std::is_same_v<T, std::int32_t>) return "<i4";
-    else if constexpr (std::is_same_v<T, std::int64_t>) return "<i8";
-    else static_assert(sizeof(T) == 0, "ctein .npy files hold float, double, bool, int8, uint8, int32 or int64");
+    static_assert(std::endian::native == std::endian::little,
+                  "ctein's .npy reader assumes a little-endian machine");
+    if constexpr (std::is_same_v<T, float>)
+        return "<f4";
+    else if constexpr (std::is_same_v<T, double>)
+        return "<f8";
+    else if constexpr (std::is_same_v<T, bool>)
+        return "|b1";
+    else if constexpr (std::is_same_v<T, std::int8_t>)
+        return "|i1";
+    else if constexpr (std::is_same_v<T, std::uint8_t>)
+        return "|u1";
+    else if constexpr (std::is_same_v<T, std::int32_t>)
+        return "<i4";
+    else if constexpr (std::is_same_v<T, std::int64_t>)
+        return "<i8";
+    else
+        static_assert(sizeof(T) == 0,
+                      "ctein .npy files hold float, double, bool, int8, uint8, int32 or int64");
 }
 
 /// What an .npy header says.
@@ -59,7 +69,8 @@ struct npy_header {
 inline std::string_view npy_value(std::string_view dict, std::string_view key, const std::string& file) {
     const std::string quoted = "'" + std::string(key) + "'";
     std::size_t at = dict.find(quoted);
-    if (at == std::string_view::npos) throw file_error(file + ": .npy header has no '" + std::string(key) + "'");
+    if (at == std::string_view::npos)
+        throw file_error(file + ": .npy header has no '" + std::string(key) + "'");
     at = dict.find(':', at + quoted.size());
     if (at == std::string_view::npos) throw file_error(file + ": malformed .npy header");
     std::size_t begin = at + 1;
@@ -119,7 +130,8 @@ inline npy_header read_npy_header(std::istream& in, std::uint64_t file_size, con
         std::size_t n = 0, digits = 0;
         while (!shape.empty() && shape.front() >= '0' && shape.front() <= '9') {
             const std::size_t digit = static_cast<std::size_t>(shape.front() - '0');
-            if (n > (static_cast<std::size_t>(-1) - digit) / 10) throw file_error(file + ": .npy shape overflows");
+            if (n > (static_cast<std::size_t>(-1) - digit) / 10)
+                throw file_error(file + ": .npy shape overflows");
             n = n * 10 + digit;
             shape.remove_prefix(1);
             ++digits;
@@ -152,7 +164,8 @@ tensor<T, Names, E...> load_npy(const std::string& path) {
     in.seekg(0);
     const detail::npy_header h = detail::read_npy_header(in, file_size, path);
     if (h.descr != detail::npy_descr<T>())
-        throw file_error(path + ": holds '" + h.descr + "', not '" + std::string(detail::npy_descr<T>()) + "'");
+        throw file_error(path + ": holds '" + h.descr + "', not '" + std::string(detail::npy_descr<T>()) +
+                         "'");
     if (h.fortran_order) throw file_error(path + ": is in Fortran order; ctein reads C order");
     constexpr std::size_t rank = sizeof...(E);
     if (h.shape.size() != rank)
@@ -165,8 +178,8 @@ tensor<T, Names, E...> load_npy(const std::string& path) {
     for (std::size_t r = 0; r < rank; ++r) {
         if (declared[r] != dyn && declared[r] != h.shape[r]) {
             const std::string axis = names.count == rank ? std::string(names[r]) : "#" + std::to_string(r);
-            throw file_error(path + ": axis " + axis + " has length " + std::to_string(h.shape[r]) + " in the file, " +
-                             std::to_string(declared[r]) + " in the type");
+            throw file_error(path + ": axis " + axis + " has length " + std::to_string(h.shape[r]) +
+                             " in the file, " + std::to_string(declared[r]) + " in the type");
         }
         lengths[r] = h.shape[r];
         if (lengths[r] != 0 && count > static_cast<std::uint64_t>(-1) / sizeof(T) / lengths[r])
@@ -174,8 +187,9 @@ tensor<T, Names, E...> load_npy(const std::string& path) {
         count *= lengths[r];
     }
     if (count * sizeof(T) > file_size - h.data_offset)
-        throw file_error(path + ": truncated: " + std::to_string(file_size - h.data_offset) + " bytes of data for " +
-                         detail::npy_shape_text(h.shape) + ", " + std::to_string(count * sizeof(T)) + " needed");
+        throw file_error(path + ": truncated: " + std::to_string(file_size - h.data_offset) +
+                         " bytes of data for " + detail::npy_shape_text(h.shape) + ", " +
+                         std::to_string(count * sizeof(T)) + " needed");
     tensor<T, Names, E...> out(extents<E...>::from_all(lengths), uninitialized);
     if constexpr (std::is_same_v<T, bool>) {
         std::vector<unsigned char> bytes(count);
@@ -196,10 +210,13 @@ template <viewable X>
 void save_npy(const std::string& path, X&& x) {
     const auto contiguous = eval(x);
     using T = typename std::remove_cvref_t<decltype(contiguous)>::value_type;
-    std::string dict = "{'descr': '" + std::string(detail::npy_descr<T>()) + "', 'fortran_order': False, 'shape': (";
+    std::string dict =
+        "{'descr': '" + std::string(detail::npy_descr<T>()) + "', 'fortran_order': False, 'shape': (";
     for (std::size_t r = 0; r < contiguous.rank(); ++r) dict += std::to_string(contiguous.extent(r)) + ", ";
-    if (contiguous.rank() > 1) dict.resize(dict.size() - 2); // (2, 3), and (5,) for one dim
-    else if (contiguous.rank() == 1) dict.resize(dict.size() - 1);
+    if (contiguous.rank() > 1)
+        dict.resize(dict.size() - 2); // (2, 3), and (5,) for one dim
+    else if (contiguous.rank() == 1)
+        dict.resize(dict.size() - 1);
     dict += "), }";
     const std::size_t unpadded = 10 + dict.size() + 1; // numpy pads the header to 64 bytes, ending in '\n'
     dict.append((64 - unpadded % 64) % 64, ' ');

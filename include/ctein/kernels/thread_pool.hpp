@@ -31,7 +31,8 @@ public:
     /// call throws, pieces not yet started are skipped and the exception reaches the caller.
     template <class Work>
     void run(std::size_t items, std::size_t threads, Work&& work) {
-        threads = std::min(threads, items);
+        // more threads than items, or than the machine runs at once, would only wait (and live on)
+        threads = std::min({threads, items, hardware_threads()});
         if (threads <= 1 || inside_a_job()) { // a nested job runs on the thread that asked for it
             for (std::size_t i = 0; i < items; ++i) work(i);
             return;
@@ -76,6 +77,16 @@ public:
         }
         wake_.notify_all();
         for (std::thread& t : workers_) t.join();
+    }
+
+    /// The threads the machine runs at once (at least 1): the most one job uses.
+    static std::size_t hardware_threads() noexcept {
+        return std::max<std::size_t>(1, std::thread::hardware_concurrency());
+    }
+    /// The worker threads started so far (they persist between jobs).
+    std::size_t worker_count() {
+        std::lock_guard lock(job_mutex_);
+        return workers_.size();
     }
 
 private:

@@ -32,9 +32,9 @@ constexpr bool among(std::string_view name, std::initializer_list<std::string_vi
 /// Names that say "a sequence of tokens" and "heads": how ctein tells `b s h d` (heads not yet moved
 /// in front of the tokens) from `b h s d`. Documented in the README's "Axis names in attention".
 constexpr bool is_token_name(std::string_view n) noexcept {
-    return detail::among(n, {"s", "t", "l", "n", "q", "k", "i", "j", "seq", "tokens", "token", "time", "len",
-                             "length", "tq", "tk", "sq", "sk", "kv_len", "query", "queries", "key", "keys",
-                             "pos", "ctx", "src", "tgt"});
+    return detail::among(n, {"s",      "t",     "l",       "n",   "q",      "k",   "i",   "j",   "seq",
+                             "tokens", "token", "time",    "len", "length", "tq",  "tk",  "sq",  "sk",
+                             "kv_len", "query", "queries", "key", "keys",   "pos", "ctx", "src", "tgt"});
 }
 constexpr bool is_head_name(std::string_view n) noexcept {
     return detail::among(n, {"h", "g", "heads", "head", "hq", "hkv", "kv", "kv_heads", "groups", "nh"});
@@ -51,18 +51,26 @@ constexpr diagnostic check_attention_roles(std::string_view which, std::string_v
         if (!fixed.empty()) fixed.push_back(' ');
         fixed.append(n[i]);
     }
-    return make_error(errc::attention_axis_roles).with_text(which).with_text(names).with_text(names).with_text(
-        fixed.view());
+    return make_error(errc::attention_axis_roles)
+        .with_text(which)
+        .with_text(names)
+        .with_text(names)
+        .with_text(fixed.view());
 }
 
 /// Whether two named operands name axis `axis` of theirs alike (unnamed axes agree with anything).
-constexpr bool names_agree(const pattern::dim_names& a, const pattern::dim_names& b, std::size_t axis) noexcept {
+constexpr bool names_agree(const pattern::dim_names& a, const pattern::dim_names& b,
+                           std::size_t axis) noexcept {
     return !a.names(axis) || !b.names(axis) || a[axis] == b[axis];
 }
 
 constexpr diagnostic names_disagree(std::string_view operands, std::string_view axis, std::string_view a,
                                     std::string_view b) {
-    return make_error(errc::attention_names_mismatch).with_text(operands).with_text(axis).with_text(a).with_text(b);
+    return make_error(errc::attention_names_mismatch)
+        .with_text(operands)
+        .with_text(axis)
+        .with_text(a)
+        .with_text(b);
 }
 
 /// The names of q, k and v against each other: the same batch and features names in all three,
@@ -71,7 +79,8 @@ constexpr diagnostic check_attention_names(std::string_view q, std::string_view 
     if (diagnostic d = check_attention_roles("queries", q)) return d;
     if (diagnostic d = check_attention_roles("keys", k)) return d;
     if (diagnostic d = check_attention_roles("values", v)) return d;
-    const pattern::dim_names nq = pattern::split_dim_names(q), nk = pattern::split_dim_names(k), nv = pattern::split_dim_names(v);
+    const pattern::dim_names nq = pattern::split_dim_names(q), nk = pattern::split_dim_names(k),
+                             nv = pattern::split_dim_names(v);
     if (!names_agree(nq, nk, 0)) return names_disagree("queries and keys", "batch", q, k);
     if (!names_agree(nq, nk, 3)) return names_disagree("queries and keys", "features", q, k);
     constexpr std::string_view roles[] = {"batch", "heads", "tokens", "features"};
@@ -84,7 +93,8 @@ constexpr diagnostic check_attention_names(std::string_view q, std::string_view 
 /// q's first three and k's tokens, with b h q k standing in for an unnamed axis.
 constexpr std::array<std::string_view, score_rank> score_names(std::string_view given, std::string_view q,
                                                                std::string_view k) {
-    const pattern::dim_names g = pattern::split_dim_names(given), nq = pattern::split_dim_names(q), nk = pattern::split_dim_names(k);
+    const pattern::dim_names g = pattern::split_dim_names(given), nq = pattern::split_dim_names(q),
+                             nk = pattern::split_dim_names(k);
     std::array<std::string_view, score_rank> out{"b", "h", "q", "k"};
     for (std::size_t a = 0; a < score_rank; ++a) {
         if (g.count == score_rank && g.names(a)) {
@@ -161,13 +171,15 @@ constexpr mask_roles bind_mask(std::size_t rank, std::string_view names, mask_bi
                 if (names_score_axis(scores, a, n[i])) axis = a;
             if (axis == score_rank) {
                 bool elsewhere = false;
-                for (std::size_t a = 0; a < score_rank; ++a) elsewhere = elsewhere || names_score_axis(scores, a, n[i]);
-                r.error = elsewhere ? make_error(errc::attention_mask_order).with_text(names).with_text(
-                                          score_text.view())
-                                    : make_error(errc::attention_mask_unknown_name)
-                                          .with_text(n[i])
-                                          .with_text(names)
-                                          .with_text(score_text.view());
+                for (std::size_t a = 0; a < score_rank; ++a)
+                    elsewhere = elsewhere || names_score_axis(scores, a, n[i]);
+                r.error =
+                    elsewhere
+                        ? make_error(errc::attention_mask_order).with_text(names).with_text(score_text.view())
+                        : make_error(errc::attention_mask_unknown_name)
+                              .with_text(n[i])
+                              .with_text(names)
+                              .with_text(score_text.view());
                 return r;
             }
         } else if (free > 0) {

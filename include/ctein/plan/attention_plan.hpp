@@ -26,9 +26,9 @@ struct attention_shape {
 struct attention_plan {
     diagnostic error;
     attention_shape shape;
-    std::size_t mask_rank = 0;                                ///< 0 when there is no mask
-    std::array<score_axis, score_rank> mask_axes{};           ///< what each mask dimension stands for
-    std::array<std::string_view, score_rank> score_names{};   ///< [batch, heads, queries, keys]
+    std::size_t mask_rank = 0;                              ///< 0 when there is no mask
+    std::array<score_axis, score_rank> mask_axes{};         ///< what each mask dimension stands for
+    std::array<std::string_view, score_rank> score_names{}; ///< [batch, heads, queries, keys]
 };
 
 namespace detail {
@@ -118,7 +118,8 @@ constexpr attention_plan make_attention_plan(const operand& q, const operand& k,
         const std::size_t target[] = {s.batch, s.query_heads, s.queries, s.keys};
         for (std::size_t i = 0; i < mask.rank; ++i) {
             const score_axis axis = roles.of[i];
-            if ((plan.error = detail::check_mask_axis(axis, mask.extents[i], target[static_cast<std::size_t>(axis)])))
+            if ((plan.error =
+                     detail::check_mask_axis(axis, mask.extents[i], target[static_cast<std::size_t>(axis)])))
                 return plan;
         }
     }

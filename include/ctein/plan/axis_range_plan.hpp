@@ -46,8 +46,11 @@ constexpr axis_range_plan make_slice_plan(const operand& x, std::string_view axi
     const std::size_t length = x.extents[p.dim];
     if ((begin != dyn && end != dyn && begin > end) || (end != dyn && length != dyn && end > length) ||
         (begin != dyn && length != dyn && begin > length)) {
-        p.error = make_error(errc::slice_out_of_range).with_number(begin).with_number(end).with_text(axis).with_number(
-            length);
+        p.error = make_error(errc::slice_out_of_range)
+                      .with_number(begin)
+                      .with_number(end)
+                      .with_text(axis)
+                      .with_number(length);
         return p;
     }
     p.extent = begin != dyn && end != dyn ? end - begin : dyn;
@@ -73,7 +76,8 @@ constexpr axis_range_plan make_chunk_plan(const operand& x, std::string_view axi
     if (p.error) return p;
     const std::size_t length = x.extents[p.dim];
     if (count == 0 || (length != dyn && length % count != 0)) {
-        p.error = make_error(errc::chunk_not_divisible).with_text(axis).with_number(length).with_number(count);
+        p.error =
+            make_error(errc::chunk_not_divisible).with_text(axis).with_number(length).with_number(count);
         return p;
     }
     p.extent = length != dyn ? length / count : dyn;

@@ -281,8 +281,8 @@ private:
 constexpr einsum_plan make_einsum_plan(std::string_view pattern_text, std::span<const operand> operands) {
     using planner = detail::einsum_planner;
     planner planning(pattern_text, operands);
-    for (const auto stage : {&planner::parse, &planner::name_axes, &planner::bind_operands, &planner::bind_names,
-                             &planner::solve, &planner::add_output}) {
+    for (const auto stage : {&planner::parse, &planner::name_axes, &planner::bind_operands,
+                             &planner::bind_names, &planner::solve, &planner::add_output}) {
         if (diagnostic d = (planning.*stage)()) {
             planning.p.error = d;
             break;

@@ -6,6 +6,7 @@
 
 #include "../core/extents.hpp"
 #include "../core/reduction.hpp"
+#include "../core/shape_text.hpp"
 #include "../core/text_search.hpp"
 #include "../pattern/axis_names.hpp"
 #include "../pattern/parse.hpp"
@@ -89,6 +90,15 @@ struct recipe {
 constexpr diagnostic solve_lengths(const recipe& r, std::span<const std::size_t> extents,
                                    std::span<const std::size_t> given,
                                    std::span<std::size_t> lengths) noexcept {
+    // strides and offsets are ptrdiff_t: a shape whose size does not fit would wrap them
+    if (const std::size_t k = overflowing_dimension(extents.first(r.input_rank)); k != r.input_rank) {
+        bounded_string<256> shape;
+        append_python_tuple(shape, extents.first(r.input_rank));
+        return make_error(errc::operand_size_overflow)
+            .with_text("input")
+            .with_text(shape.view())
+            .with_number(k);
+    }
     for (std::size_t a = 0; a < r.axis_count; ++a) {
         const elementary_axis& axis = r.axes[a];
         lengths[a] = axis.source == length_source::anonymous ? axis.length
