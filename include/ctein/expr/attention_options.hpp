@@ -134,8 +134,10 @@ auto mask(X&& m) {
 ///     diagonal
 template <viewable X>
 auto ignore_mask(X&& m) {
-    static_assert(std::is_same_v<detail::mask_element<X>, bool>,
-                  "ctein::ignore_mask: the mask holds bool (true = left out)");
+    static_assert(
+        std::is_same_v<detail::mask_element<X>, bool>,
+        "ctein::ignore_mask: the mask holds bool (true = left out); a float mask is added to the scaled "
+        "scores with ctein::mask(m), never read as 0/1");
     return detail::mask_option<plan::mask_binding::scores>(std::forward<X>(m), kernels::mask_kind::ignore);
 }
 
@@ -146,8 +148,10 @@ auto ignore_mask(X&& m) {
 ///     auto o = ctein::attention(q, k, v, ctein::key_padding_mask(padded));
 template <viewable X>
 auto key_padding_mask(X&& m) {
-    static_assert(std::is_same_v<detail::mask_element<X>, bool>,
-                  "ctein::key_padding_mask: the mask holds bool (true = a padded key, left out)");
+    static_assert(
+        std::is_same_v<detail::mask_element<X>, bool>,
+        "ctein::key_padding_mask: the mask holds bool (true = a padded key, left out); a float mask is "
+        "added to the scaled scores with ctein::mask(m), never read as 0/1");
     return detail::mask_option<plan::mask_binding::key_padding>(std::forward<X>(m),
                                                                 kernels::mask_kind::ignore);
 }
@@ -168,14 +172,18 @@ auto mask(const std::optional<X>& m) {
 }
 template <class X>
 auto ignore_mask(const std::optional<X>& m) {
-    static_assert(std::is_same_v<detail::optional_mask_element<X>, bool>,
-                  "ctein::ignore_mask: the mask holds bool (true = left out)");
+    static_assert(
+        std::is_same_v<detail::optional_mask_element<X>, bool>,
+        "ctein::ignore_mask: the mask holds bool (true = left out); a float mask is added to the scaled "
+        "scores with ctein::mask(m), never read as 0/1");
     return detail::optional_mask<mask_t<view_of<const X&>>>(m, kernels::mask_kind::ignore);
 }
 template <class X>
 auto key_padding_mask(const std::optional<X>& m) {
-    static_assert(std::is_same_v<detail::optional_mask_element<X>, bool>,
-                  "ctein::key_padding_mask: the mask holds bool (true = a padded key, left out)");
+    static_assert(
+        std::is_same_v<detail::optional_mask_element<X>, bool>,
+        "ctein::key_padding_mask: the mask holds bool (true = a padded key, left out); a float mask is "
+        "added to the scaled scores with ctein::mask(m), never read as 0/1");
     return detail::optional_mask<mask_t<view_of<const X&>, plan::mask_binding::key_padding>>(
         m, kernels::mask_kind::ignore);
 }
