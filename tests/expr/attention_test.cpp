@@ -340,3 +340,32 @@ TEST_CASE("causal offsets at the limits of ptrdiff_t see every key or none, with
     CHECK(bitwise_equal(ctein::attention(in.q, in.k, in.v, ctein::causal_offset(T)),
                         ctein::attention(in.q, in.k, in.v)));
 }
+
+TEST_CASE("integer masks: nonzero is true, in every option", "[attention]") {
+    const inputs in;
+    ctein::tensor<bool, "b k", B, T> keep;
+    ctein::tensor<std::int32_t, "b k", B, T> keep_int;
+    ctein::tensor<std::uint8_t, "q k", T, T> future_bytes; // 2 rather than 1: nonzero, not == 1
+    ctein::tensor<bool, "q k", T, T> future;
+    for (std::size_t b = 0; b < B; ++b)
+        for (std::size_t j = 0; j < T; ++j) {
+            keep(b, j) = j % 3 != b;
+            keep_int(b, j) = keep(b, j) ? -7 : 0;
+        }
+    for (std::size_t i = 0; i < T; ++i)
+        for (std::size_t j = 0; j < T; ++j) {
+            future(i, j) = j > i;
+            future_bytes(i, j) = future(i, j) ? 2 : 0;
+        }
+    CHECK(bitwise_equal(ctein::attention(in.q, in.k, in.v, ctein::mask(keep_int)),
+                        ctein::attention(in.q, in.k, in.v, ctein::mask(keep))));
+    CHECK(bitwise_equal(ctein::attention(in.q, in.k, in.v, ctein::ignore_mask(future_bytes)),
+                        ctein::attention(in.q, in.k, in.v, ctein::ignore_mask(future))));
+    CHECK(bitwise_equal(ctein::attention(in.q, in.k, in.v, ctein::key_padding_mask(ctein::named<"">(keep_int))),
+                        ctein::attention(in.q, in.k, in.v, ctein::key_padding_mask(ctein::named<"">(keep)))));
+    // a strided integer mask (stored [k, q], read as a "q k" view) is read in its own order
+    const auto stored_transposed = ctein::eval(ctein::rearrange<"q k -> k q">(future_bytes));
+    CHECK(bitwise_equal(
+        ctein::attention(in.q, in.k, in.v, ctein::ignore_mask(ctein::rearrange<"k q -> q k">(stored_transposed))),
+        ctein::attention(in.q, in.k, in.v, ctein::ignore_mask(future))));
+}

@@ -7,6 +7,7 @@
 #include "../kernels/thread_pool.hpp"
 #include "../plan/attention_plan.hpp"
 #include "attention_options.hpp"
+#include "eval.hpp"
 #include "operation.hpp"
 #include "tensor.hpp"
 
@@ -14,6 +15,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -124,6 +126,34 @@ struct token_rows {
     }
 };
 
+/// A mask as the kernel reads it: bool and float elements in place; integer ones (nonzero = true)
+/// copied once into bools, in the mask's row-major order.
+struct mask_rows {
+    kernels::explicit_mask mask;
+    aligned_buffer<bool> copy;
+
+    template <class M>
+    mask_rows(const M& m, const std::array<plan::score_axis, plan::score_rank>& axes) {
+        using V = decltype(m.view);
+        using element = typename V::value_type;
+        if constexpr (std::is_integral_v<element> && !std::is_same_v<element, bool>) {
+            if (m.kind == kernels::mask_kind::none) return;
+            const auto values = eval(m.view);
+            copy = aligned_buffer<bool>(values.size(), uninitialized);
+            for (std::size_t i = 0; i < values.size(); ++i) copy[i] = values.data()[i] != 0;
+            mask.data = copy.data();
+            mask.kind = m.kind;
+            std::ptrdiff_t stride = 1;
+            for (std::size_t i = V::rank(); i-- > 0;) {
+                mask.strides[static_cast<std::size_t>(axes[i])] = values.extent(i) != 1 ? stride : 0;
+                stride *= static_cast<std::ptrdiff_t>(values.extent(i));
+            }
+        } else {
+            mask = explicit_mask_of(m, axes);
+        }
+    }
+};
+
 /// Keys and values as the kernel reads them: heads repeated in place are read once when k and v
 /// repeat theirs alike; otherwise each is read (or copied) head by head.
 struct key_value_rows {
@@ -221,7 +251,8 @@ auto compute_attention(const Q& q, const K& k, const V& v, const Mask* mask,
         p.causal_offset = std::clamp(request.causal->offset, -tq - 1, tk);
     }
     if (request.has_key_padding) p.key_lengths = request.key_lengths.data();
-    if constexpr (!std::is_void_v<Mask>) p.mask = explicit_mask_of(*mask, planned::plan.mask_axes);
+    std::optional<mask_rows> mask_read;
+    if constexpr (!std::is_void_v<Mask>) p.mask = mask_read.emplace(*mask, planned::plan.mask_axes).mask;
     p.dropout = request.dropout;
     p.dropout_seed = request.dropout_seed;
     p.threads = request.threads != 0 ? request.threads : thread_count();

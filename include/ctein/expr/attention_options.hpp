@@ -96,8 +96,9 @@ auto mask_option(X&& m, kernels::mask_kind kind) {
 }
 } // namespace detail
 
-/// A mask tensor, as PyTorch's scaled_dot_product_attention reads its attn_mask. Bool: true = the
-/// key takes part (the seeds' `masked_fill(mask == 0, ...)`). Float: added to the scaled scores
+/// A mask tensor, as PyTorch's scaled_dot_product_attention reads its attn_mask. Bool (or integer,
+/// nonzero as true, read from a copy made once per call): true = the key takes part (the seeds'
+/// `masked_fill(mask == 0, ...)`). Float: added to the scaled scores
 /// (-inf leaves the key out). It broadcasts against the scores [batch, heads, queries, keys]:
 /// a named mask by its names (`"b k"`, `"q k"`, `"b 1 q k"`: each name one of the scores', in
 /// their order; `1` and `_` take the next axis to the left), an unnamed one by its rank: [Tk],
@@ -120,24 +121,24 @@ using optional_mask_element = typename view_of<const X&>::value_type;
 template <viewable X>
 auto mask(X&& m) {
     using element = detail::mask_element<X>;
-    static_assert(std::is_same_v<element, bool> || std::is_same_v<element, float>,
-                  "ctein::mask: a mask holds bool (true = keep) or float (added to the scores)");
+    static_assert(std::is_integral_v<element> || std::is_same_v<element, float>,
+                  "ctein::mask: a mask holds bool or integers (true, nonzero = keep) or float (added to the "
+                  "scores)");
     return detail::mask_option<plan::mask_binding::scores>(
         std::forward<X>(m),
-        std::is_same_v<element, bool> ? kernels::mask_kind::keep : kernels::mask_kind::additive);
+        std::is_integral_v<element> ? kernels::mask_kind::keep : kernels::mask_kind::additive);
 }
 
-/// A bool mask whose true elements are left out (nn.MultiheadAttention's bool attn_mask, the
-/// seeds' `masked_fill(future_mask, ...)`); it broadcasts as `ctein::mask` does.
+/// A bool (or integer) mask whose true (nonzero) elements are left out (nn.MultiheadAttention's
+/// bool attn_mask, the seeds' `masked_fill(future_mask, ...)`); it broadcasts as `ctein::mask`.
 ///
-///     auto o = ctein::attention(q, k, v, ctein::ignore_mask(future));   // future: (T, T), true above the
-///     diagonal
+///     auto o = ctein::attention(q, k, v, ctein::ignore_mask(future));   // (T, T), true above the diagonal
 template <viewable X>
 auto ignore_mask(X&& m) {
-    static_assert(
-        std::is_same_v<detail::mask_element<X>, bool>,
-        "ctein::ignore_mask: the mask holds bool (true = left out); a float mask is added to the scaled "
-        "scores with ctein::mask(m), never read as 0/1");
+    static_assert(std::is_integral_v<detail::mask_element<X>>,
+                  "ctein::ignore_mask: the mask holds bool or integers (true, nonzero = left out); a float "
+                  "mask is added to the scaled "
+                  "scores with ctein::mask(m), never read as 0/1");
     return detail::mask_option<plan::mask_binding::scores>(std::forward<X>(m), kernels::mask_kind::ignore);
 }
 
@@ -148,10 +149,10 @@ auto ignore_mask(X&& m) {
 ///     auto o = ctein::attention(q, k, v, ctein::key_padding_mask(padded));
 template <viewable X>
 auto key_padding_mask(X&& m) {
-    static_assert(
-        std::is_same_v<detail::mask_element<X>, bool>,
-        "ctein::key_padding_mask: the mask holds bool (true = a padded key, left out); a float mask is "
-        "added to the scaled scores with ctein::mask(m), never read as 0/1");
+    static_assert(std::is_integral_v<detail::mask_element<X>>,
+                  "ctein::key_padding_mask: the mask holds bool or integers (true, nonzero = a padded key, "
+                  "left out); a float mask is "
+                  "added to the scaled scores with ctein::mask(m), never read as 0/1");
     return detail::mask_option<plan::mask_binding::key_padding>(std::forward<X>(m),
                                                                 kernels::mask_kind::ignore);
 }
@@ -165,25 +166,26 @@ auto key_padding_mask(X&& m) {
 template <class X>
 auto mask(const std::optional<X>& m) {
     using element = detail::optional_mask_element<X>;
-    static_assert(std::is_same_v<element, bool> || std::is_same_v<element, float>,
-                  "ctein::mask: a mask holds bool (true = keep) or float (added to the scores)");
+    static_assert(std::is_integral_v<element> || std::is_same_v<element, float>,
+                  "ctein::mask: a mask holds bool or integers (true, nonzero = keep) or float (added to the "
+                  "scores)");
     return detail::optional_mask<mask_t<view_of<const X&>>>(
-        m, std::is_same_v<element, bool> ? kernels::mask_kind::keep : kernels::mask_kind::additive);
+        m, std::is_integral_v<element> ? kernels::mask_kind::keep : kernels::mask_kind::additive);
 }
 template <class X>
 auto ignore_mask(const std::optional<X>& m) {
-    static_assert(
-        std::is_same_v<detail::optional_mask_element<X>, bool>,
-        "ctein::ignore_mask: the mask holds bool (true = left out); a float mask is added to the scaled "
-        "scores with ctein::mask(m), never read as 0/1");
+    static_assert(std::is_integral_v<detail::optional_mask_element<X>>,
+                  "ctein::ignore_mask: the mask holds bool or integers (true, nonzero = left out); a float "
+                  "mask is added to the scaled "
+                  "scores with ctein::mask(m), never read as 0/1");
     return detail::optional_mask<mask_t<view_of<const X&>>>(m, kernels::mask_kind::ignore);
 }
 template <class X>
 auto key_padding_mask(const std::optional<X>& m) {
-    static_assert(
-        std::is_same_v<detail::optional_mask_element<X>, bool>,
-        "ctein::key_padding_mask: the mask holds bool (true = a padded key, left out); a float mask is "
-        "added to the scaled scores with ctein::mask(m), never read as 0/1");
+    static_assert(std::is_integral_v<detail::optional_mask_element<X>>,
+                  "ctein::key_padding_mask: the mask holds bool or integers (true, nonzero = a padded key, "
+                  "left out); a float mask is "
+                  "added to the scaled scores with ctein::mask(m), never read as 0/1");
     return detail::optional_mask<mask_t<view_of<const X&>, plan::mask_binding::key_padding>>(
         m, kernels::mask_kind::ignore);
 }
