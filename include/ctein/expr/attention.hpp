@@ -127,27 +127,25 @@ struct token_rows {
 };
 
 /// A mask as the kernel reads it: bool and float elements in place; integer ones (nonzero = true)
-/// copied once into bools, in the mask's row-major order.
+/// copied once into a bool tensor of the same shape, read the same way.
+template <class Mask>
 struct mask_rows {
-    kernels::explicit_mask mask;
-    aligned_buffer<bool> copy;
+    using view_type = decltype(Mask::view);
+    using element = typename view_type::value_type;
+    using bools = tensor_of<bool, view_type::names, typename view_type::extents_type>;
 
-    template <class M>
-    mask_rows(const M& m, const std::array<plan::score_axis, plan::score_rank>& axes) {
-        using V = decltype(m.view);
-        using element = typename V::value_type;
+    kernels::explicit_mask mask;
+    std::optional<bools> copy;
+
+    mask_rows(const Mask& m, const std::array<plan::score_axis, plan::score_rank>& axes) {
         if constexpr (std::is_integral_v<element> && !std::is_same_v<element, bool>) {
             if (m.kind == kernels::mask_kind::none) return;
             const auto values = eval(m.view);
-            copy = aligned_buffer<bool>(values.size(), uninitialized);
-            for (std::size_t i = 0; i < values.size(); ++i) copy[i] = values.data()[i] != 0;
-            mask.data = copy.data();
-            mask.kind = m.kind;
-            std::ptrdiff_t stride = 1;
-            for (std::size_t i = V::rank(); i-- > 0;) {
-                mask.strides[static_cast<std::size_t>(axes[i])] = values.extent(i) != 1 ? stride : 0;
-                stride *= static_cast<std::ptrdiff_t>(values.extent(i));
-            }
+            copy.emplace(values.extents(), uninitialized);
+            for (std::size_t i = 0; i < values.size(); ++i) copy->data()[i] = values.data()[i] != 0;
+            const bools& read = *copy;
+            mask = explicit_mask_of(
+                mask_t<typename bools::const_view_type, Mask::binding>{read.view(), m.kind}, axes);
         } else {
             mask = explicit_mask_of(m, axes);
         }
@@ -251,7 +249,7 @@ auto compute_attention(const Q& q, const K& k, const V& v, const Mask* mask,
         p.causal_offset = std::clamp(request.causal->offset, -tq - 1, tk);
     }
     if (request.has_key_padding) p.key_lengths = request.key_lengths.data();
-    std::optional<mask_rows> mask_read;
+    std::optional<std::conditional_t<std::is_void_v<Mask>, std::nullptr_t, mask_rows<Mask>>> mask_read;
     if constexpr (!std::is_void_v<Mask>) p.mask = mask_read.emplace(*mask, planned::plan.mask_axes).mask;
     p.dropout = request.dropout;
     p.dropout_seed = request.dropout_seed;

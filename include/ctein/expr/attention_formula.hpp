@@ -207,10 +207,6 @@ private:
     mutable std::optional<weights_type> value_;
 };
 
-/// softmax over axis `Axis` of attention scores; `Axis` must be the keys (the scores' last axis).
-/// Shape mistakes of q, k and the mask are reported here.
-///
-///     auto weights = ctein::softmax<"k">(ctein::einsum<"b h q d, b h k d -> b h q k">(q, k) * scale);
 namespace detail {
 /// The scores' einsum and mask types of a scores expression.
 template <class E>
@@ -240,26 +236,23 @@ struct softmax_error {
 };
 } // namespace detail
 
+/// softmax over axis `Axis` of attention scores; `Axis` must be the keys (the scores' last axis).
+/// Shape mistakes of q, k and the mask are reported here.
+///
+///     auto weights = ctein::softmax<"k">(ctein::einsum<"b h q d, b h k d -> b h q k">(q, k) * scale);
 template <fixed_string Axis, scores_expression E>
 requires(!detail::fails_at_call<detail::softmax_error<E>::value>) auto softmax(const E& e) {
     auto s = detail::as_attention_scores(e);
-    using scores_type = decltype(s.scores);
-    using operands = detail::scores_operands<scores_type>;
-    constexpr std::string_view names =
-        detail::einsum_planned<scores_type::pattern, typename operands::q, typename operands::k>::plan
-            .output_names.view();
+    using parts = detail::scores_parts<E>;
+    constexpr std::string_view names = parts::scores::names.view();
     static_assert(
         detail::last_name(names) == Axis.view(),
         "ctein::softmax: attention weights are normalised over the keys, the last axis of the scores");
-    using mask_type =
-        std::conditional_t<std::is_same_v<decltype(s.mask), std::nullptr_t>, void, decltype(s.mask)>;
-    using planned = detail::attention_planned<typename operands::q, typename operands::k,
-                                              typename operands::k, mask_type, scores_type::names>;
-    if constexpr (planned::error) {
-        detail::report<planned::error>();
+    if constexpr (detail::softmax_error<E>::value) {
+        detail::report<detail::softmax_error<E>::value>();
         return detail::failed_operation{};
     } else {
-        return softmax_expression<scores_type, mask_type>(std::move(s));
+        return softmax_expression<typename parts::scores, typename parts::mask>(std::move(s));
     }
 }
 
@@ -306,15 +299,18 @@ namespace detail {
 template <fixed_string Pattern, class S, class M, class V>
 struct einsum_fusion<Pattern, softmax_expression<S, M>, V> {
     static constexpr bool applies = true;
+    using weights_view = view_of<const softmax_expression<S, M>>;
+    /// Whether einsum(weights, v) with values X is the attention's P·V (and so one fused call).
+    template <class X>
+    static constexpr bool
+        fused = is_weighted_values_plan(einsum_structure<Pattern, weights_view, view_of<X>>::plan);
 
     /// What `run` reports: attention's checks for the fused shape, einsum's otherwise.
     template <class W, class X>
     static constexpr diagnostic error() {
-        using weights_view = view_of<const softmax_expression<S, M>>;
         if constexpr (failed_view<view_of<X>>) {
             return diagnostic{};
-        } else if constexpr (is_weighted_values_plan(
-                                 einsum_structure<Pattern, weights_view, view_of<X>>::plan)) {
+        } else if constexpr (fused<X>) {
             using operands = scores_operands<S>;
             return attention_planned<typename operands::q, typename operands::k, view_of<X>, M,
                                      S::names>::error;
@@ -325,11 +321,9 @@ struct einsum_fusion<Pattern, softmax_expression<S, M>, V> {
 
     template <class W, class X>
     static auto run(const W& weights, X& v) {
-        using weights_view = view_of<const softmax_expression<S, M>>;
         if constexpr (failed_view<view_of<X>>) {
             return failed_operation{};
-        } else if constexpr (is_weighted_values_plan(
-                                 einsum_structure<Pattern, weights_view, view_of<X>>::plan)) {
+        } else if constexpr (fused<X>) {
             // the attention's own checks report mismatched lengths, in attention's words; v is read
             // as it is (values repeated per head by a repeat view are read once per head)
             return weights.with_inputs([&](const auto& q, const auto& k, const M* mask, const auto& request) {

@@ -84,49 +84,74 @@ template <class X>
 using mask_element =
     typename std::conditional_t<failed_view<view_of<X>>, std::type_identity<bool>, view_of<X>>::value_type;
 
-/// The option of mask `m` bound to the scores as `Binding`, its elements read as `kind`; a failure
-/// (reported once) when `m` is a temporary the option would outlive.
-template <plan::mask_binding Binding, class X>
-auto mask_option(X&& m, kernels::mask_kind kind) {
+/// How each mask option reads its elements.
+enum class mask_reading : unsigned char { keep_or_add, ignore, key_padding };
+
+/// The kernel's reading of a mask of `Element`s given to option `R`, after the one check of the
+/// element type each option makes (a float mask is added, never read as 0/1).
+template <mask_reading R, class Element>
+constexpr kernels::mask_kind mask_kind_of() {
+    if constexpr (R == mask_reading::keep_or_add) {
+        static_assert(std::is_integral_v<Element> || std::is_same_v<Element, float>,
+                      "ctein::mask: a mask holds bool or integers (true, nonzero = keep) or float (added to "
+                      "the scores)");
+        return std::is_integral_v<Element> ? kernels::mask_kind::keep : kernels::mask_kind::additive;
+    } else if constexpr (R == mask_reading::ignore) {
+        static_assert(
+            std::is_integral_v<Element>,
+            "ctein::ignore_mask: the mask holds bool or integers (true, nonzero = left out); a float "
+            "mask is added to the scaled scores with ctein::mask(m), never read as 0/1");
+        return kernels::mask_kind::ignore;
+    } else {
+        static_assert(
+            std::is_integral_v<Element>,
+            "ctein::key_padding_mask: the mask holds bool or integers (true, nonzero = a padded key, "
+            "left out); a float mask is added to the scaled scores with ctein::mask(m), never read "
+            "as 0/1");
+        return kernels::mask_kind::ignore;
+    }
+}
+
+template <mask_reading R>
+inline constexpr plan::mask_binding binding_of =
+    R == mask_reading::key_padding ? plan::mask_binding::key_padding : plan::mask_binding::scores;
+
+/// The option of mask `m` read as `R`; a failure (reported once) when `m` is a temporary the
+/// option would outlive.
+template <mask_reading R, class X>
+auto mask_option(X&& m) {
+    constexpr kernels::mask_kind kind = mask_kind_of<R, mask_element<X>>();
     if constexpr (!can_borrow<X&&>()) {
         return failed_operation{};
     } else {
-        return mask_t<view_of<X>, Binding>{as_view(m), kind};
+        return mask_t<view_of<X>, binding_of<R>>{as_view(m), kind};
     }
+}
+
+/// The option of a mask that may be absent (the seeds' `mask=None`): read only when present.
+template <mask_reading R, class X>
+auto optional_mask_option(const std::optional<X>& m) {
+    using view_type = view_of<const X&>;
+    constexpr kernels::mask_kind kind = mask_kind_of<R, typename view_type::value_type>();
+    using option = mask_t<view_type, binding_of<R>>;
+    return m ? option{as_view(*m), kind} : option{{}, kernels::mask_kind::none};
 }
 } // namespace detail
 
 /// A mask tensor, as PyTorch's scaled_dot_product_attention reads its attn_mask. Bool (or integer,
 /// nonzero as true, read from a copy made once per call): true = the key takes part (the seeds'
-/// `masked_fill(mask == 0, ...)`). Float: added to the scaled scores
-/// (-inf leaves the key out). It broadcasts against the scores [batch, heads, queries, keys]:
-/// a named mask by its names (`"b k"`, `"q k"`, `"b 1 q k"`: each name one of the scores', in
-/// their order; `1` and `_` take the next axis to the left), an unnamed one by its rank: [Tk],
-/// [Tq, Tk], [B, Tq, Tk] (a per-batch mask, as the seeds pass it), [B, H, Tq, Tk]. Any axis but the
-/// keys' may have length 1 and is then broadcast.
+/// `masked_fill(mask == 0, ...)`). Float: added to the scaled scores (-inf leaves the key out). It
+/// broadcasts against the scores [batch, heads, queries, keys]: a named mask by its names (`"b k"`,
+/// `"q k"`, `"b 1 q k"`: each name one of the scores', in their order; `1` and `_` take the next
+/// axis to the left), an unnamed one by its rank: [Tk], [Tq, Tk], [B, Tq, Tk] (a per-batch mask, as
+/// the seeds pass it), [B, H, Tq, Tk]. Any axis but the keys' may have length 1 and is then
+/// broadcast.
 ///
 ///     ctein::tensor<bool, "q k", ctein::dyn, ctein::dyn> allowed(t, t);   // (T, T)
 ///     auto o = ctein::attention(q, k, v, ctein::mask(allowed));
-namespace detail {
-/// A mask option whose tensor may be absent (the seeds' `mask=None`): read only when present.
-template <class Mask, class X>
-Mask optional_mask(const std::optional<X>& m, kernels::mask_kind kind) {
-    if (m) return Mask{as_view(*m), kind};
-    return Mask{{}, kernels::mask_kind::none};
-}
-template <class X>
-using optional_mask_element = typename view_of<const X&>::value_type;
-} // namespace detail
-
 template <viewable X>
 auto mask(X&& m) {
-    using element = detail::mask_element<X>;
-    static_assert(std::is_integral_v<element> || std::is_same_v<element, float>,
-                  "ctein::mask: a mask holds bool or integers (true, nonzero = keep) or float (added to the "
-                  "scores)");
-    return detail::mask_option<plan::mask_binding::scores>(
-        std::forward<X>(m),
-        std::is_integral_v<element> ? kernels::mask_kind::keep : kernels::mask_kind::additive);
+    return detail::mask_option<detail::mask_reading::keep_or_add>(std::forward<X>(m));
 }
 
 /// A bool (or integer) mask whose true (nonzero) elements are left out (nn.MultiheadAttention's
@@ -135,26 +160,17 @@ auto mask(X&& m) {
 ///     auto o = ctein::attention(q, k, v, ctein::ignore_mask(future));   // (T, T), true above the diagonal
 template <viewable X>
 auto ignore_mask(X&& m) {
-    static_assert(std::is_integral_v<detail::mask_element<X>>,
-                  "ctein::ignore_mask: the mask holds bool or integers (true, nonzero = left out); a float "
-                  "mask is added to the scaled "
-                  "scores with ctein::mask(m), never read as 0/1");
-    return detail::mask_option<plan::mask_binding::scores>(std::forward<X>(m), kernels::mask_kind::ignore);
+    return detail::mask_option<detail::mask_reading::ignore>(std::forward<X>(m));
 }
 
-/// Key padding as nn.MultiheadAttention's key_padding_mask: bool [batch, keys], true = a padded
-/// key, left out for every query.
+/// Key padding as nn.MultiheadAttention's key_padding_mask: bool (or integer) [batch, keys], true =
+/// a padded key, left out for every query.
 ///
 ///     ctein::tensor<bool, "b s", 2, 7> padded;
 ///     auto o = ctein::attention(q, k, v, ctein::key_padding_mask(padded));
 template <viewable X>
 auto key_padding_mask(X&& m) {
-    static_assert(std::is_integral_v<detail::mask_element<X>>,
-                  "ctein::key_padding_mask: the mask holds bool or integers (true, nonzero = a padded key, "
-                  "left out); a float mask is "
-                  "added to the scaled scores with ctein::mask(m), never read as 0/1");
-    return detail::mask_option<plan::mask_binding::key_padding>(std::forward<X>(m),
-                                                                kernels::mask_kind::ignore);
+    return detail::mask_option<detail::mask_reading::key_padding>(std::forward<X>(m));
 }
 
 /// The same three options for a mask that may be absent, as the seeds' `mask=None`: a
@@ -165,29 +181,15 @@ auto key_padding_mask(X&& m) {
 ///     auto o = ctein::attention(q, k, v, ctein::mask(allowed));
 template <class X>
 auto mask(const std::optional<X>& m) {
-    using element = detail::optional_mask_element<X>;
-    static_assert(std::is_integral_v<element> || std::is_same_v<element, float>,
-                  "ctein::mask: a mask holds bool or integers (true, nonzero = keep) or float (added to the "
-                  "scores)");
-    return detail::optional_mask<mask_t<view_of<const X&>>>(
-        m, std::is_integral_v<element> ? kernels::mask_kind::keep : kernels::mask_kind::additive);
+    return detail::optional_mask_option<detail::mask_reading::keep_or_add>(m);
 }
 template <class X>
 auto ignore_mask(const std::optional<X>& m) {
-    static_assert(std::is_integral_v<detail::optional_mask_element<X>>,
-                  "ctein::ignore_mask: the mask holds bool or integers (true, nonzero = left out); a float "
-                  "mask is added to the scaled "
-                  "scores with ctein::mask(m), never read as 0/1");
-    return detail::optional_mask<mask_t<view_of<const X&>>>(m, kernels::mask_kind::ignore);
+    return detail::optional_mask_option<detail::mask_reading::ignore>(m);
 }
 template <class X>
 auto key_padding_mask(const std::optional<X>& m) {
-    static_assert(std::is_integral_v<detail::optional_mask_element<X>>,
-                  "ctein::key_padding_mask: the mask holds bool or integers (true, nonzero = a padded key, "
-                  "left out); a float mask is "
-                  "added to the scaled scores with ctein::mask(m), never read as 0/1");
-    return detail::optional_mask<mask_t<view_of<const X&>, plan::mask_binding::key_padding>>(
-        m, kernels::mask_kind::ignore);
+    return detail::optional_mask_option<detail::mask_reading::key_padding>(m);
 }
 
 /// The factor of q·kᵀ; 1/sqrt(head size) when not given.
