@@ -19,10 +19,11 @@ BENCH_PACKAGES := $(DEMO_PACKAGES) libbenchmark-dev python3
 demo:
 	tools/install-packages $(DEMO_PACKAGES)
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCTEIN_BUILD_EXAMPLES=ON
-	cmake --build $(BUILD) -j$(JOBS) --target ctein_demo ctein_example_xtensor ctein_example_attention
+	cmake --build $(BUILD) -j$(JOBS) --target ctein_demo ctein_example_xtensor ctein_example_attention ctein_example_expressions
 	$(BUILD)/examples/ctein_demo
 	$(BUILD)/examples/ctein_example_xtensor
 	$(BUILD)/examples/ctein_example_attention
+	$(BUILD)/examples/ctein_example_expressions
 
 test:
 	tools/install-packages $(TEST_PACKAGES)
@@ -41,15 +42,16 @@ test-sanitize:
 	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE= "-DCMAKE_CXX_FLAGS=-O0 -g1" \
 	      -DCTEIN_SANITIZE=ON -DCTEIN_BUILD_TESTS=ON -DCTEIN_BUILD_EXAMPLES=ON -DCTEIN_TEST_CLANG=OFF
 	cmake --build $(SANITIZE_BUILD) -j$(JOBS) --target ctein_unit_tests ctein_fixture_tests ctein_demo \
-	      ctein_example_xtensor ctein_example_attention
+	      ctein_example_xtensor ctein_example_attention ctein_example_expressions
 	ctest --test-dir $(SANITIZE_BUILD) -j$(JOBS) -L "unit|fixtures|example" --output-on-failure
 
 bench:
 	tools/install-packages $(BENCH_PACKAGES)
 	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DCTEIN_BUILD_BENCHMARKS=ON
-	cmake --build $(BENCH_BUILD) -j$(JOBS) --target ctein_bench_rearrange ctein_bench_reduce ctein_bench_gemm ctein_bench_attention
+	cmake --build $(BENCH_BUILD) -j$(JOBS) --target ctein_bench_rearrange ctein_bench_reduce ctein_bench_gemm ctein_bench_attention ctein_bench_elementwise
 	$(BENCH_BUILD)/benchmarks/ctein_bench_rearrange
 	$(BENCH_BUILD)/benchmarks/ctein_bench_reduce
+	$(BENCH_BUILD)/benchmarks/ctein_bench_elementwise
 	$(BENCH_BUILD)/benchmarks/ctein_bench_gemm
 	rm -rf $(BENCH_BUILD)/results && mkdir -p $(BENCH_BUILD)/results
 	$(BENCH_BUILD)/benchmarks/ctein_bench_attention --benchmark_out=$(BENCH_BUILD)/results/attention.json

@@ -114,6 +114,13 @@ namespace ctein {
     X(slice_out_of_range, "Slice [{}, {}) is out of range for axis {} of length {}")                         \
     X(index_out_of_range, "Index {} is out of range for axis {} of length {}")                               \
     X(chunk_not_divisible, "Axis {} of length {} does not split into {} equal chunks")                       \
+    /* element-wise expressions and concat */                                                              \
+    X(broadcast_shapes, "operands could not be broadcast together with shapes {} {}")                        \
+    X(broadcast_length_mismatch, "Shape mismatch in element-wise expression for axis {}: {} != {}")          \
+    X(broadcast_unnamed_axis, "Dimension {} of \"{}\" has no name: named operands of an element-wise "      \
+                              "expression meet by their names (name every axis, or none)")                   \
+    X(concat_names_mismatch, "Axes of concat operands differ: \"{}\" against \"{}\"")                        \
+    X(concat_length_mismatch, "Shape mismatch in concat along {} for axis {}: {} != {}")                      \
     /* tensors */                                                                                            \
     X(size_overflow,                                                                                         \
       "A tensor of shape {} does not fit in memory: its size overflows at axis {} (dimension {})")           \
@@ -311,6 +318,9 @@ class argument_error : public error {
     case errc::slice_out_of_range:
     case errc::index_out_of_range:
     case errc::chunk_not_divisible:
+    case errc::broadcast_shapes:
+    case errc::broadcast_length_mismatch:
+    case errc::concat_length_mismatch:
     case errc::size_overflow:
     case errc::operand_size_overflow:
         throw shape_error(d.code, std::move(message), std::move(context));

@@ -18,11 +18,24 @@ namespace ctein {
 template <class T>
 struct view_adaptor;
 
+namespace detail {
+/// Types whose elements are computed when read (element-wise expressions): their view_adaptor
+/// names `computed_view`, the view type of the tensor they evaluate to, and has `evaluate(x)` and
+/// `evaluate_into(out, x)`. Operations that compute a new tensor read them through one
+/// evaluation; operations that return views of their input refuse them.
+template <class X>
+concept computed = requires { typename view_adaptor<std::remove_cvref_t<X>>::computed_view; };
+} // namespace detail
+
 /// The view of `x`: itself for a view, its elements for a tensor, or what `view_adaptor` says.
 template <class X>
 constexpr auto as_view(X& x) {
     using plain = std::remove_cv_t<X>;
-    if constexpr (view_type<plain>) {
+    if constexpr (detail::computed<plain>) {
+        static_assert(detail::always_false<plain>,
+                      "ctein: an element-wise expression has no memory to view; ctein::eval it first");
+        return typename view_adaptor<plain>::computed_view{};
+    } else if constexpr (view_type<plain>) {
         return plain(x);
     } else if constexpr (tensor_type<plain>) {
         return x.view();
@@ -47,16 +60,27 @@ template <class V>
 concept failed_view = std::is_same_v<V, failed_operation>;
 } // namespace detail
 
-/// The type `as_view` gives for X.
+namespace detail {
 template <class X>
-using view_of = decltype(as_view(std::declval<std::remove_reference_t<X>&>()));
+struct view_type_of {
+    using type = decltype(as_view(std::declval<X&>()));
+};
+template <computed X>
+struct view_type_of<X> {
+    using type = typename view_adaptor<std::remove_cv_t<X>>::computed_view;
+};
+} // namespace detail
+
+/// The type `as_view` gives for X (for an element-wise expression, the view of what it evaluates to).
+template <class X>
+using view_of = typename detail::view_type_of<std::remove_reference_t<X>>::type;
 
 namespace detail {
 /// Types ctein reads: its own views and tensors, and those a view_adaptor specialisation reads
 /// (tested without instantiating as_view, so that an overload for other types, a std::optional
 /// mask, is not broken by it).
 template <class X>
-concept has_view = view_type<std::remove_cvref_t<X>> || tensor_type<std::remove_cvref_t<X>> ||
+concept has_view = view_type<std::remove_cvref_t<X>> || tensor_type<std::remove_cvref_t<X>> || computed<X> ||
     requires(std::remove_cvref_t<X>& x) {
     view_adaptor<std::remove_cvref_t<X>>::view(x);
 };
@@ -111,6 +135,10 @@ template <class X>
 constexpr bool can_borrow() {
     if constexpr (failed_view<view_of<X>>) {
         return false; // as_view has reported why it cannot read X
+    } else if constexpr (computed<X>) {
+        static_assert(always_false<view_of<X>>, "ctein: an element-wise expression has no memory to view; "
+                                                "ctein::eval it first (or ctein::assign it into a tensor)");
+        return false;
     } else if constexpr (!borrowable<X>) {
         static_assert(always_false<view_of<X>>, "ctein: the result would view a temporary tensor that is "
                                                 "about to be destroyed; keep the tensor in a variable first");

@@ -145,7 +145,7 @@ struct mask_rows {
             for (std::size_t i = 0; i < values.size(); ++i) copy->data()[i] = values.data()[i] != 0;
             const bools& read = *copy;
             mask = explicit_mask_of(
-                mask_t<typename bools::const_view_type, Mask::binding>{read.view(), m.kind}, axes);
+                mask_t<typename bools::const_view_type, Mask::binding>{read.view(), m.kind, {}}, axes);
         } else {
             mask = explicit_mask_of(m, axes);
         }
@@ -350,6 +350,8 @@ requires(!detail::fails_at_call<detail::attention_error<
         return detail::failed_operation{}; // an operand or an option has reported why it cannot be read
     } else if constexpr (!view_of<Q>::is_strided) { // k and v are read as they are: repeated heads in place
         return attention(detail::strided_or_copy(q), k, v, options...);
+    } else if constexpr (detail::computed<K> || detail::computed<V>) { // expressions, evaluated once
+        return attention(q, detail::evaluated_if_computed(k), detail::evaluated_if_computed(v), options...);
     } else if constexpr (detail::mask_count<std::remove_cvref_t<Options>...> > 1) {
         static_assert(detail::always_false<Q>,
                       "ctein::attention: one explicit mask per call; combine the masks into one tensor (key "

@@ -7,6 +7,7 @@
 #include "../kernels/attention_problem.hpp"
 #include "../plan/attention_names.hpp"
 #include "as_view.hpp"
+#include "eval.hpp"
 
 #include <array>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <ranges>
 #include <string>
@@ -74,6 +76,7 @@ template <class View, plan::mask_binding Binding = plan::mask_binding::scores>
 struct mask_t {
     View view;
     kernels::mask_kind kind;
+    std::shared_ptr<const void> owner; ///< the elements of a mask computed from an expression
     static constexpr plan::mask_binding binding = Binding;
 };
 
@@ -121,10 +124,13 @@ inline constexpr plan::mask_binding binding_of =
 template <mask_reading R, class X>
 auto mask_option(X&& m) {
     constexpr kernels::mask_kind kind = mask_kind_of<R, mask_element<X>>();
-    if constexpr (!can_borrow<X&&>()) {
+    if constexpr (computed<X>) { // an expression (`mask == 0`), evaluated once and kept by the option
+        const auto elements = std::make_shared<const decltype(eval(m))>(eval(m));
+        return mask_t<decltype(elements->view()), binding_of<R>>{elements->view(), kind, elements};
+    } else if constexpr (!can_borrow<X&&>()) {
         return failed_operation{};
     } else {
-        return mask_t<view_of<X>, binding_of<R>>{as_view(m), kind};
+        return mask_t<view_of<X>, binding_of<R>>{as_view(m), kind, {}};
     }
 }
 
@@ -134,7 +140,7 @@ auto optional_mask_option(const std::optional<X>& m) {
     using view_type = view_of<const X&>;
     constexpr kernels::mask_kind kind = mask_kind_of<R, typename view_type::value_type>();
     using option = mask_t<view_type, binding_of<R>>;
-    return m ? option{as_view(*m), kind} : option{{}, kernels::mask_kind::none};
+    return m ? option{as_view(*m), kind, {}} : option{{}, kernels::mask_kind::none, {}};
 }
 } // namespace detail
 

@@ -274,6 +274,8 @@ requires(!detail::fails_at_call<detail::einsum_error<Pattern, X...>::value>) aut
         return detail::einsum_fusion<Pattern, std::remove_cvref_t<X>...>::run(x...);
     } else if constexpr ((detail::failed_view<view_of<X>> || ...)) {
         return detail::failed_operation{}; // as_view has reported why it cannot read an operand
+    } else if constexpr ((detail::computed<X> || ...)) { // expressions, evaluated once, then multiplied
+        return einsum<Pattern>(detail::evaluated_if_computed(std::forward<X>(x))...);
     } else if constexpr (planned::error) {
         detail::report<planned::error>();
         return detail::failed_operation{};

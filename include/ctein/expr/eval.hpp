@@ -22,6 +22,8 @@ auto eval(X&& x) {
     using V = view_of<X>;
     if constexpr (detail::failed_view<V>) {
         return V{}; // as_view has reported why it cannot read X
+    } else if constexpr (detail::computed<X>) {
+        return view_adaptor<std::remove_cvref_t<X>>::evaluate(x);
     } else {
         const V v = as_view(x);
         tensor_of<typename V::element_type, V::names, typename V::extents_type> out(v.extents(), uninitialized); // the copy writes every element
@@ -76,12 +78,21 @@ void check_assignable(const Out& out, const V& v) {
 ///     ctein::assign(q, ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h", 8>));
 template <viewable Out, viewable X>
 void assign(Out&& out, X&& x) {
-    detail::with_view(out, [&]<class O>(const O& o) {
-        return detail::with_view(x, [&]<class V>(const V& v) {
-            detail::check_assignable(o, v);
-            kernels::copy_strided(v.data(), v.mapping().axes(), o.data());
+    if constexpr (detail::computed<X>) { // an element-wise expression, computed into out in one pass
+        detail::with_view(out, [&]<class O>(const O& o) {
+            using adaptor = view_adaptor<std::remove_cvref_t<X>>;
+            using V = typename adaptor::computed_view;
+            detail::check_assignable(o, V(nullptr, typename V::mapping_type(x.extents())));
+            adaptor::evaluate_into(o, x);
         });
-    });
+    } else {
+        detail::with_view(out, [&]<class O>(const O& o) {
+            return detail::with_view(x, [&]<class V>(const V& v) {
+                detail::check_assignable(o, v);
+                kernels::copy_strided(v.data(), v.mapping().axes(), o.data());
+            });
+        });
+    }
 }
 
 } // namespace ctein

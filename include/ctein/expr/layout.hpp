@@ -3,7 +3,8 @@
 // splits). layout_grouped: a dimension made of several axes whose strides do not merge into one
 // (what `b h s d -> b s (h d)` gives): still zero-copy, but a copy is needed to make it strided.
 // Every mapping also describes itself as a list of (length, stride) axes in row-major order of
-// the view, which is all the copy kernels need.
+// the view, which is all the copy kernels need. layout_computed: no memory at all, the type of what
+// an element-wise expression would be once evaluated.
 #pragma once
 
 #include "../core/extents.hpp"
@@ -154,6 +155,27 @@ struct layout_grouped {
         static constexpr std::array<std::size_t, rank> counts{Counts...};
         E extents_{};
         std::array<strided_axis, axis_count> axes_{};
+    };
+};
+
+/// An element-wise expression's elements are computed when read: no memory, so no offsets. Only
+/// the extents are known; operations that read such a "view" evaluate the expression first.
+struct layout_computed {
+    static constexpr bool strided = false;
+
+    template <extents_type E>
+    class mapping {
+    public:
+        using extents_type = E;
+        static constexpr std::size_t rank = E::rank();
+
+        constexpr mapping() noexcept = default;
+        constexpr explicit mapping(const E& extents) noexcept
+            : extents_(extents) {}
+        constexpr const E& extents() const noexcept { return extents_; }
+
+    private:
+        E extents_{};
     };
 };
 

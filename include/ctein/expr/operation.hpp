@@ -90,6 +90,17 @@ decltype(auto) strided_or_copy(X& x) {
     }
 }
 
+/// x, or for an element-wise expression the tensor it evaluates to: for operations that read some
+/// operands in place whatever their layout (attention's k and v).
+template <class X>
+decltype(auto) evaluated_if_computed(X&& x) {
+    if constexpr (computed<X>) {
+        return eval(x);
+    } else {
+        return std::forward<X>(x);
+    }
+}
+
 /// The context line of a run-time error: the operation, its pattern, the input shape, the lengths.
 template <class V, class... Lengths>
 std::string error_context(std::string_view operation, std::string_view pattern, const V& input,
