@@ -47,12 +47,20 @@ public:
         if (p.error) throw_error(p.error, " while evaluating a concat");
         return p.result;
     }
-    extents_type extents() const {
-        const plan::elementwise_shape s = actual_shape();
-        std::array<std::size_t, rank()> all{};
-        for (std::size_t r = 0; r < rank(); ++r) all[r] = s.extents[r];
-        return extents_type::from_all(all);
+    /// The actual lengths, read without the names where the operands agree (else the full plan
+    /// gives the error).
+    std::array<std::size_t, plan::max_dims> actual_lengths() const {
+        const auto a = a_.actual_lengths();
+        const auto b = b_.actual_lengths();
+        std::array<std::size_t, plan::max_dims> lengths{};
+        for (std::size_t d = 0; d < rank(); ++d) {
+            const std::size_t other = b[second_source[d]];
+            if (d != dim && a[d] != other) return actual_shape().extents;
+            lengths[d] = d == dim ? a[d] + other : a[d];
+        }
+        return lengths;
     }
+    extents_type extents() const { return detail::extents_from<extents_type>(actual_lengths()); }
 
 private:
     A a_;
@@ -78,7 +86,7 @@ public:
     evaluator(const node& c, const placement<Capacity>& at, const loop_dims<Capacity>& loop)
         : axis_(at.loop_dim[node::dim])
         , inner_(loop.rank - 1)
-        , first_length_(c.first().actual_shape().extents[node::dim])
+        , first_length_(c.first().actual_lengths()[node::dim])
         , split_(axis_ == no_dim ? 0 : static_cast<std::size_t>(at.origin[axis_]) + first_length_)
         , second_side_(axis_ == no_dim && first_length_ == 0)
         , first_(c.first(), first_placement(at), loop)
@@ -87,10 +95,16 @@ public:
     bool mergeable(std::size_t r, const loop_dims<Capacity>& loop) const noexcept {
         return axis_ != r && axis_ != r + 1 && first_.mergeable(r, loop) && second_.mergeable(r, loop);
     }
-    void start_row(const std::array<std::size_t, Capacity>& index, std::size_t outer) noexcept {
-        if (axis_ != no_dim && axis_ < outer) second_side_ = index[axis_] >= split_;
-        first_.start_row(index, outer);
-        second_.start_row(index, outer);
+    void start_rows(std::size_t outer, const loop_dims<Capacity>& loop) noexcept {
+        outer_ = outer;
+        if (axis_ != no_dim && axis_ < outer) second_side_ = split_ == 0;
+        first_.start_rows(outer, loop);
+        second_.start_rows(outer, loop);
+    }
+    void next_row(const std::array<std::size_t, Capacity>& index, std::size_t stepped) noexcept {
+        if (axis_ != no_dim && axis_ < outer_) second_side_ = index[axis_] >= split_;
+        first_.next_row(index, stepped);
+        second_.next_row(index, stepped);
     }
     void prepare(std::size_t begin, std::size_t length, std::size_t inner) noexcept {
         if (axis_ == inner) second_side_ = begin >= split_;
@@ -125,6 +139,7 @@ private:
 
     std::size_t axis_;
     std::size_t inner_;
+    std::size_t outer_ = 0;
     std::size_t first_length_;
     std::size_t split_;
     bool second_side_;

@@ -48,6 +48,14 @@ template <const plan::elementwise_shape& S>
 using shape_extents = decltype(extents_of_shape<S>(std::make_index_sequence<S.rank>{}));
 template <const plan::elementwise_shape& S>
 inline constexpr auto shape_names = fixed_string<S.names.size()>(S.names.view());
+
+/// Extents E of the first E::rank() of `lengths`.
+template <class E>
+E extents_from(const std::array<std::size_t, plan::max_dims>& lengths) {
+    std::array<std::size_t, E::rank()> all{};
+    for (std::size_t r = 0; r < E::rank(); ++r) all[r] = lengths[r];
+    return E::from_all(all);
+}
 } // namespace detail
 
 /// A tensor or view read in place by an expression: holds the view (never the elements).
@@ -63,6 +71,11 @@ public:
         : view_(v) {}
     const V& view() const noexcept { return view_; }
     plan::elementwise_shape actual_shape() const { return detail::actual_shape_of(view_); }
+    std::array<std::size_t, plan::max_dims> actual_lengths() const noexcept {
+        std::array<std::size_t, plan::max_dims> lengths{};
+        for (std::size_t r = 0; r < V::rank(); ++r) lengths[r] = view_.extent(r);
+        return lengths;
+    }
 
 private:
     V view_;
@@ -81,6 +94,7 @@ public:
         : value_(value) {}
     T value() const noexcept { return value_; }
     plan::elementwise_shape actual_shape() const { return {}; }
+    std::array<std::size_t, plan::max_dims> actual_lengths() const noexcept { return {}; }
 
 private:
     T value_;
@@ -161,14 +175,33 @@ public:
         : args_(args...) {}
     const std::tuple<Args...>& operands() const noexcept { return args_; }
 
+    /// The actual shape, names included: a ctein::shape_error where dynamic lengths do not meet.
     plan::elementwise_shape actual_shape() const { return detail::combine_actual(args_).result; }
-    /// The actual extents, checked where they are dynamic (a ctein::shape_error).
-    extents_type extents() const {
-        const plan::elementwise_shape s = actual_shape();
-        std::array<std::size_t, rank()> all{};
-        for (std::size_t r = 0; r < rank(); ++r) all[r] = s.extents[r];
-        return extents_type::from_all(all);
+    /// The actual lengths. Where the operands' lengths of each axis are equal (the usual case),
+    /// they are read without the names; otherwise the full plan decides (a length 1 broadcast
+    /// between unnamed operands, or the error).
+    std::array<std::size_t, plan::max_dims> actual_lengths() const {
+        constexpr auto& combined = detail::combined_static_shape<Args...>;
+        const auto operand_lengths = std::apply(
+            [](const auto&... a) {
+                return std::array<std::array<std::size_t, plan::max_dims>, sizeof...(Args)>{
+                    a.actual_lengths()...};
+            },
+            args_);
+        std::array<std::size_t, plan::max_dims> lengths{};
+        for (std::size_t r = 0; r < rank(); ++r) {
+            lengths[r] = dyn;
+            for (std::size_t i = 0; i < sizeof...(Args); ++i) {
+                if (combined.source[i][r] == plan::broadcast_plan::none) continue;
+                const std::size_t length = operand_lengths[i][combined.source[i][r]];
+                if (lengths[r] != dyn && lengths[r] != length) return actual_shape().extents;
+                lengths[r] = length;
+            }
+        }
+        return lengths;
     }
+    /// The actual extents, checked where they are dynamic (a ctein::shape_error).
+    extents_type extents() const { return detail::extents_from<extents_type>(actual_lengths()); }
 
 private:
     std::tuple<Args...> args_;
