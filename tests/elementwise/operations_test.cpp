@@ -281,3 +281,46 @@ TEST_CASE("expressions feed einsum, attention, reduce and rearrange", "[elementw
     const auto merged = ctein::rearrange<"b h s d -> b s (h d)">(evaluated);
     CHECK(merged(1, 4, 2 * D + 3) == evaluated(1, 2, 4, 3));
 }
+
+TEST_CASE("edge cases: empty and single-element results, doubles, bool operands, named ones",
+          "[elementwise]") {
+    ctein::tensor<float, "b s", dyn, dyn> empty(3, 0);
+    CHECK(ctein::eval(empty * 2.0f).size() == 0); // nothing is read or written
+    ctein::tensor<float, "a b c", 1, 1, 1> one;
+    one(0, 0, 0) = 3.0f;
+    CHECK(ctein::eval(one * one + 1.0f)(0, 0, 0) == 10.0f); // every axis of length 1
+
+    ctein::tensor<double, "i", dyn> wide(2500); // batches of double, more than one chunk
+    for (std::size_t i = 0; i < wide.size(); ++i) wide(i) = 0.001 * static_cast<double>(i);
+    const auto squared = ctein::eval(wide * wide - 0.5);
+    static_assert(std::is_same_v<decltype(squared)::value_type, double>);
+    CHECK(squared(2499) == wide(2499) * wide(2499) - 0.5);
+
+    // bool operands are computed element by element (no batches), across chunks too
+    ctein::tensor<bool, "i", dyn> flags(4100);
+    for (std::size_t i = 0; i < flags.size(); ++i) flags(i) = i % 3 == 0;
+    const auto picked = ctein::eval(ctein::where(flags, 1.0f, -1.0f));
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < flags.size(); ++i) differ += picked(i) != (i % 3 == 0 ? 1.0f : -1.0f);
+    CHECK(differ == 0);
+
+    // a named length 1 does not broadcast at run time either
+    ctein::tensor<float, "b s", dyn, dyn> a(2, 1), b(2, 5);
+    CHECK_THROWS_WITH(ctein::eval(a + b),
+                      Catch::StartsWith("Shape mismatch in element-wise expression for axis s: 1 != 5"));
+}
+
+TEST_CASE("a join of gathered operands: the innermost axis read with a stride", "[elementwise]") {
+    ctein::tensor<float, "d s", 6, S> stored; // read as "s d": d has stride S
+    ctein::tensor<float, "s d", S, 4> other;
+    deterministic_fill(stored, 23);
+    deterministic_fill(other, 24);
+    const auto by_token = ctein::rearrange<"d s -> s d">(stored);
+    const auto joined = ctein::eval(ctein::concat<"d">(other, by_token) * 2.0f);
+    static_assert(std::is_same_v<decltype(joined)::extents_type, ctein::extents<S, 10>>);
+    std::size_t differ = 0;
+    for (std::size_t s = 0; s < S; ++s)
+        for (std::size_t d = 0; d < 10; ++d)
+            differ += joined(s, d) != 2.0f * (d < 4 ? other(s, d) : stored(d - 4, s));
+    CHECK(differ == 0);
+}

@@ -120,3 +120,15 @@ TEST_CASE("concat: the joined axis adds up, the others match by name", "[broadca
     constexpr auto axis = ctein::plan::make_concat_plan(shape({2, 8}, "b d"), shape({2, 8}, "b d"), "s");
     STATIC_REQUIRE(axis.error.code == errc::axis_not_in_tensor);
 }
+
+TEST_CASE("a unit axis of length 1 meets nothing and broadcasts", "[broadcast_plan]") {
+    constexpr broadcast_plan p =
+        ctein::plan::make_broadcast_plan(shape({2, 1, 9, 9}, "b 1 q k"), shape({2, 4, 9, 9}, "b h q k"));
+    STATIC_REQUIRE(!p.error);
+    STATIC_REQUIRE(p.result.names == "b h q k");
+    STATIC_REQUIRE(p.source[0][1] == none);
+    STATIC_REQUIRE(p.source[0][2] == 2);
+    // a unit name on a longer axis is no name at all
+    constexpr broadcast_plan q = ctein::plan::make_broadcast_plan(shape({2, 3}, "b 1"), shape({2}, "b"));
+    STATIC_REQUIRE(q.error.code == errc::broadcast_unnamed_axis);
+}

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <span>
 #include <string_view>
+#include <utility>
 
 namespace ctein::plan {
 
@@ -64,11 +65,32 @@ constexpr diagnostic shapes_mismatch(const elementwise_shape& a, const elementwi
     return make_error(errc::broadcast_shapes).with_text(sa.view()).with_text(sb.view());
 }
 
-/// The first dimension of a named shape that carries no name (`_`, a unit), or its rank.
-constexpr std::size_t first_unnamed_dim(const pattern::dim_names& names) {
-    for (std::size_t d = 0; d < names.count; ++d)
-        if (!names.names(d)) return d;
-    return names.count;
+/// The dimensions of a named operand that meet others by name: every dimension but units (`1`,
+/// `()`) of static length 1, which meet nothing and broadcast (a mask `"b 1 q k"`).
+struct matched_dims {
+    std::array<std::string_view, max_dims> name{};
+    std::array<std::size_t, max_dims> dim{};
+    std::size_t count = 0;
+    std::size_t unnamed = broadcast_plan::none; ///< a dimension that has no name, if any
+
+    constexpr std::size_t find(std::string_view n) const {
+        for (std::size_t i = 0; i < count; ++i)
+            if (name[i] == n) return dim[i];
+        return broadcast_plan::none;
+    }
+};
+
+constexpr matched_dims matched_dims_of(const elementwise_shape& s) {
+    matched_dims m;
+    const pattern::dim_names names = pattern::split_dim_names(s.names.view());
+    for (std::size_t d = 0; d < names.count; ++d) {
+        const bool unit = names[d] == "1" || names[d] == "()";
+        if (unit && s.extents[d] == 1) continue;
+        if (!names.names(d) && m.unnamed == broadcast_plan::none) m.unnamed = d;
+        m.name[m.count] = names[d];
+        m.dim[m.count++] = d;
+    }
+    return m;
 }
 
 constexpr std::size_t find_name(const pattern::dim_names& names, std::string_view name) {
@@ -110,41 +132,41 @@ constexpr broadcast_plan broadcast_by_position(const elementwise_shape& a, const
 /// b's new ones.
 constexpr broadcast_plan broadcast_by_name(const elementwise_shape& a, const elementwise_shape& b) {
     broadcast_plan p;
-    const pattern::dim_names na = pattern::split_dim_names(a.names.view());
-    const pattern::dim_names nb = pattern::split_dim_names(b.names.view());
-    for (const auto* s : {&a, &b}) {
-        const pattern::dim_names n = pattern::split_dim_names(s->names.view());
-        if (const std::size_t d = first_unnamed_dim(n); d != n.count) {
-            p.error = make_error(errc::broadcast_unnamed_axis).with_number(d).with_text(s->names.view());
+    const matched_dims na = matched_dims_of(a);
+    const matched_dims nb = matched_dims_of(b);
+    for (const auto& [m, s] : {std::pair{&na, &a}, std::pair{&nb, &b}}) {
+        if (m->unnamed != broadcast_plan::none) {
+            p.error =
+                make_error(errc::broadcast_unnamed_axis).with_number(m->unnamed).with_text(s->names.view());
             return p;
         }
     }
     bool b_holds_a = true;
-    for (std::size_t d = 0; d < na.count; ++d)
-        b_holds_a = b_holds_a && find_name(nb, na[d]) != broadcast_plan::none;
+    for (std::size_t i = 0; i < na.count; ++i)
+        b_holds_a = b_holds_a && nb.find(na.name[i]) != broadcast_plan::none;
     bool a_holds_b = true;
-    for (std::size_t d = 0; d < nb.count; ++d)
-        a_holds_b = a_holds_b && find_name(na, nb[d]) != broadcast_plan::none;
+    for (std::size_t i = 0; i < nb.count; ++i)
+        a_holds_b = a_holds_b && na.find(nb.name[i]) != broadcast_plan::none;
     const bool b_first = b_holds_a && !a_holds_b;
-    const pattern::dim_names& lead = b_first ? nb : na;
-    const pattern::dim_names& other = b_first ? na : nb;
+    const matched_dims& lead = b_first ? nb : na;
+    const matched_dims& other = b_first ? na : nb;
     std::array<std::string_view, max_dims> order{};
     std::size_t rank = 0;
-    for (std::size_t d = 0; d < lead.count; ++d) order[rank++] = lead[d];
-    for (std::size_t d = 0; d < other.count; ++d) {
-        if (find_name(lead, other[d]) != broadcast_plan::none) continue;
+    for (std::size_t i = 0; i < lead.count; ++i) order[rank++] = lead.name[i];
+    for (std::size_t i = 0; i < other.count; ++i) {
+        if (lead.find(other.name[i]) != broadcast_plan::none) continue;
         if (rank == max_dims) {
             p.error = make_error(errc::too_many_axes).with_number(max_dims);
             return p;
         }
-        order[rank++] = other[d];
+        order[rank++] = other.name[i];
     }
     p.result.rank = rank;
     for (std::size_t r = 0; r < rank; ++r) {
         if (r != 0) p.result.names.push_back(' ');
         p.result.names.append(order[r]);
-        p.source[0][r] = find_name(na, order[r]);
-        p.source[1][r] = find_name(nb, order[r]);
+        p.source[0][r] = na.find(order[r]);
+        p.source[1][r] = nb.find(order[r]);
         const std::size_t la = p.source[0][r] != broadcast_plan::none ? a.extents[p.source[0][r]] : dyn;
         const std::size_t lb = p.source[1][r] != broadcast_plan::none ? b.extents[p.source[1][r]] : dyn;
         const bool both = p.source[0][r] != broadcast_plan::none && p.source[1][r] != broadcast_plan::none;
