@@ -177,6 +177,19 @@ auto make_elementwise(X&&... x) {
 template <class T>
 inline constexpr bool is_scalar_value = std::is_arithmetic_v<T>;
 
+/// The larger (`Larger`) or smaller of a and b, scalars or batches: torch.maximum / minimum.
+template <bool Larger, class A, class B>
+auto extremum(const A& a, const B& b) noexcept {
+    if constexpr (is_scalar_value<A>) {
+        using C = std::common_type_t<A, B>;
+        return (Larger ? C(a) < C(b) : C(b) < C(a)) ? C(b) : C(a);
+    } else if constexpr (Larger) {
+        return xsimd::max(a, b);
+    } else {
+        return xsimd::min(a, b);
+    }
+}
+
 // The operations, on scalars and on xsimd batches alike. `arithmetic`: refuses bool operands;
 // `batches`: has a batch form.
 #define CTEIN_ELEMENTWISE_OP(name, arithmetic_, expression)                                                  \
@@ -201,6 +214,8 @@ CTEIN_ELEMENTWISE_OP(greater_op, false, CTEIN_A0 > CTEIN_A1)
 CTEIN_ELEMENTWISE_OP(greater_equal_op, false, CTEIN_A0 >= CTEIN_A1)
 CTEIN_ELEMENTWISE_OP(equal_op, false, CTEIN_A0 == CTEIN_A1)
 CTEIN_ELEMENTWISE_OP(not_equal_op, false, CTEIN_A0 != CTEIN_A1)
+CTEIN_ELEMENTWISE_OP(maximum_op, true, extremum<true>(CTEIN_A0, CTEIN_A1))
+CTEIN_ELEMENTWISE_OP(minimum_op, true, extremum<false>(CTEIN_A0, CTEIN_A1))
 #undef CTEIN_A0
 #undef CTEIN_A1
 #undef CTEIN_ELEMENTWISE_OP
@@ -231,31 +246,6 @@ CTEIN_ELEMENTWISE_FUNCTION_OP(cos, true, static_cast<A>(std::cos(a)), xsimd::cos
 CTEIN_ELEMENTWISE_FUNCTION_OP(abs, true, static_cast<A>(a < 0 ? -a : a), xsimd::abs(a))
 #undef CTEIN_ELEMENTWISE_FUNCTION_OP
 
-/// max and min as PyTorch's maximum/minimum of two tensors.
-struct maximum_op {
-    static constexpr bool arithmetic = true;
-    static constexpr bool batches = true;
-    template <class A, class B>
-    auto operator()(const A& a, const B& b) const noexcept {
-        if constexpr (is_scalar_value<A>) {
-            return a < b ? b : a;
-        } else {
-            return xsimd::max(a, b);
-        }
-    }
-};
-struct minimum_op {
-    static constexpr bool arithmetic = true;
-    static constexpr bool batches = true;
-    template <class A, class B>
-    auto operator()(const A& a, const B& b) const noexcept {
-        if constexpr (is_scalar_value<A>) {
-            return b < a ? b : a;
-        } else {
-            return xsimd::min(a, b);
-        }
-    }
-};
 /// where(c, a, b): a where c is true, else b.
 struct where_op {
     static constexpr bool arithmetic = false;
