@@ -19,11 +19,12 @@ BENCH_PACKAGES := $(DEMO_PACKAGES) libbenchmark-dev python3
 demo:
 	tools/install-packages $(DEMO_PACKAGES)
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCTEIN_BUILD_EXAMPLES=ON
-	cmake --build $(BUILD) -j$(JOBS) --target ctein_demo ctein_example_xtensor ctein_example_attention ctein_example_expressions
+	cmake --build $(BUILD) -j$(JOBS) --target ctein_demo ctein_example_xtensor ctein_example_attention ctein_example_expressions ctein_example_attention_blocks
 	$(BUILD)/examples/ctein_demo
 	$(BUILD)/examples/ctein_example_xtensor
 	$(BUILD)/examples/ctein_example_attention
 	$(BUILD)/examples/ctein_example_expressions
+	$(BUILD)/examples/ctein_example_attention_blocks
 
 test:
 	tools/install-packages $(TEST_PACKAGES)
@@ -42,7 +43,7 @@ test-sanitize:
 	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE= "-DCMAKE_CXX_FLAGS=-O0 -g1" \
 	      -DCTEIN_SANITIZE=ON -DCTEIN_BUILD_TESTS=ON -DCTEIN_BUILD_EXAMPLES=ON -DCTEIN_TEST_CLANG=OFF
 	cmake --build $(SANITIZE_BUILD) -j$(JOBS) --target ctein_unit_tests ctein_fixture_tests ctein_demo \
-	      ctein_example_xtensor ctein_example_attention ctein_example_expressions
+	      ctein_example_xtensor ctein_example_attention ctein_example_expressions ctein_example_attention_blocks
 	ctest --test-dir $(SANITIZE_BUILD) -j$(JOBS) -L "unit|fixtures|example" --output-on-failure
 
 bench:

@@ -121,6 +121,12 @@ namespace ctein {
                               "expression meet by their names (name every axis, or none)")                   \
     X(concat_names_mismatch, "Axes of concat operands differ: \"{}\" against \"{}\"")                        \
     X(concat_length_mismatch, "Shape mismatch in concat along {} for axis {}: {} != {}")                      \
+    /* attention blocks (nn/) */                                                                           \
+    X(linear_input_features, "Linear layer of {} input features given an input whose last axis has {}")     \
+    X(block_heads, "Attention block: d_model {} is not a multiple of {} heads")                              \
+    X(block_kv_heads, "Attention block: {} query heads are not a multiple of {} key/value heads")           \
+    X(block_rope_odd_head, "Attention block: RoPE rotates pairs of features, and the head size {} is odd")   \
+    X(cache_overflow, "KV cache of capacity {} cannot take {} more tokens after {}")                         \
     /* tensors */                                                                                            \
     X(size_overflow,                                                                                         \
       "A tensor of shape {} does not fit in memory: its size overflows at axis {} (dimension {})")           \
@@ -318,6 +324,8 @@ class argument_error : public error {
     case errc::slice_out_of_range:
     case errc::index_out_of_range:
     case errc::chunk_not_divisible:
+    case errc::linear_input_features:
+    case errc::cache_overflow:
     case errc::broadcast_shapes:
     case errc::broadcast_length_mismatch:
     case errc::concat_length_mismatch:

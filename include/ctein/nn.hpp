@@ -1,0 +1,9 @@
+// ctein/nn: attention blocks built from ctein's public pieces — nn.Linear, RoPE, a KV cache and
+// the attention module of the seeds and of LLaMA. Include with <ctein/ctein.hpp>.
+#pragma once
+
+#include "ctein.hpp"
+#include "nn/attention_block.hpp"
+#include "nn/kv_cache.hpp"
+#include "nn/linear.hpp"
+#include "nn/rotary.hpp"

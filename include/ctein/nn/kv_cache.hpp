@@ -1,0 +1,95 @@
+// kv_cache: keys and values of the tokens seen so far, [B, Hkv, capacity, D], with a run-time
+// length; attention reads slices of the first `length` tokens in place (no copy per step).
+#pragma once
+
+#include "../core/error.hpp"
+#include "../expr/eval.hpp"
+#include "../expr/operation.hpp"
+#include "../expr/slice.hpp"
+#include "../expr/tensor.hpp"
+#include "../expr/view.hpp"
+
+#include <cstddef>
+#include <string>
+
+namespace ctein::nn {
+
+/// The bytes of the K and V caches of a model (seed 002's formula): layers x batch x length x
+/// kv_heads x head_size x 2 (K and V) x bytes per element.
+///
+///     kv_cache_bytes(24, 1, 2048, 32, 128, 2) == 805306368   // 805 MB in fp16
+constexpr std::size_t kv_cache_bytes(std::size_t layers, std::size_t batch, std::size_t length,
+                                     std::size_t kv_heads, std::size_t head_size,
+                                     std::size_t bytes_per_element) noexcept {
+    return layers * batch * length * kv_heads * head_size * 2 * bytes_per_element;
+}
+
+/// Keys and values of Hkv heads of D features for up to `Capacity` tokens (a constant, or
+/// `ctein::dyn` for one given to the constructor), for a batch given to the constructor.
+/// `append` writes new tokens after the `length()` already there; `keys()` and `values()` are
+/// views of the first `length()` tokens, which `ctein::attention` reads in place. Appending past
+/// the capacity throws ctein::shape_error naming the capacity and both lengths, and writes nothing.
+///
+///     ctein::nn::kv_cache<8, 64, 4096> cache(batch);
+///     cache.append(k, v);                                    // [B, 8, t, 64] each
+///     auto o = ctein::attention(q, cache.keys(), cache.values(), ctein::causal_offset(cache.length() - t));
+template <std::size_t Hkv, std::size_t D, std::size_t Capacity = dyn>
+class kv_cache {
+public:
+    using tensor_type = tensor<float, "b h s d", dyn, Hkv, Capacity, D>;
+
+    explicit kv_cache(std::size_t batch) requires(Capacity != dyn)
+        : k_(batch)
+        , v_(batch) {}
+    kv_cache(std::size_t batch, std::size_t capacity) requires(Capacity == dyn)
+        : k_(batch, capacity)
+        , v_(batch, capacity) {}
+
+    std::size_t length() const noexcept { return length_; }
+    std::size_t capacity() const noexcept { return k_.extent(2); }
+    std::size_t batch() const noexcept { return k_.extent(0); }
+    /// Forgets every token (the memory stays).
+    void clear() noexcept { length_ = 0; }
+
+    /// Appends the keys and values of `t` new tokens, [B, Hkv, t, D] each (views or tensors,
+    /// named as "b h s d" or unnamed).
+    template <viewable K, viewable V>
+    void append(const K& k, const V& v) {
+        const auto kv = as_view(k);
+        const std::size_t tokens = kv.extent(2);
+        if (kv.extent(0) != batch())
+            throw_error(make_error(errc::length_mismatch).with_number(kv.extent(0)).with_number(batch()),
+                        " while appending to a KV cache of batch " + std::to_string(batch()));
+        if (tokens > capacity() - length_)
+            throw_error(make_error(errc::cache_overflow)
+                            .with_number(capacity())
+                            .with_number(tokens)
+                            .with_number(length_));
+        if (tokens == 0) return;
+        write(k_, k, tokens);
+        write(v_, v, tokens);
+        length_ += tokens;
+    }
+
+    /// The first length() tokens: views of the cache.
+    auto keys() const { return slice<"s">(k_, 0, length_); }
+    auto values() const { return slice<"s">(v_, 0, length_); }
+
+private:
+    /// Each (batch, head) block of new tokens is contiguous in the cache: one copy per block.
+    template <class X>
+    void write(tensor_type& cache, const X& x, std::size_t tokens) {
+        const auto source = named<"b h s d">(x);
+        for (std::size_t b = 0; b < batch(); ++b)
+            for (std::size_t h = 0; h < Hkv; ++h) {
+                auto block = adapt<"s d", dyn, D>(&cache(b, h, length_, 0), tokens);
+                assign(block, index<"h">(index<"b">(source, b), h));
+            }
+    }
+
+    tensor_type k_;
+    tensor_type v_;
+    std::size_t length_ = 0;
+};
+
+} // namespace ctein::nn

@@ -1,0 +1,160 @@
+// nn/ (linear.hpp, rotary.hpp, kv_cache.hpp, attention_block.hpp): nn.Linear against a naive loop;
+// the block against the same computation written step by step; a GQA + RoPE block's prefill and
+// token-by-token decode through its KV cache against one causal pass over every token; the cache's
+// checks and seed 002's size formula.
+#include <ctein/ctein.hpp>
+#include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/attention_instances.cpp
+#include <ctein/nn.hpp>
+
+#include "../support/deterministic_fill.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <type_traits>
+
+namespace {
+using ctein::dyn;
+using ctein::testing::deterministic_fill;
+
+/// Fills every projection of a block with small values (|w| < 0.2, so the outputs stay near 1).
+template <class Block>
+void fill_weights(Block& block) {
+    unsigned salt = 100;
+    const auto fill = [&](auto& layer) {
+        deterministic_fill(layer.weight(), salt++);
+        for (std::size_t i = 0; i < layer.weight().size(); ++i) layer.weight().data()[i] *= 0.2f;
+        if constexpr (std::remove_reference_t<decltype(layer)>::has_bias)
+            deterministic_fill(layer.bias(), salt++);
+    };
+    fill(block.q_proj);
+    fill(block.k_proj);
+    fill(block.v_proj);
+    fill(block.o_proj);
+}
+
+template <class A, class B>
+float largest_difference(const A& a, const B& b) {
+    float worst = 0.0f;
+    for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a.data()[i] - b.data()[i]));
+    return worst;
+}
+} // namespace
+
+TEST_CASE("linear is x Wᵀ + b with PyTorch's [out, in] weight", "[nn]") {
+    ctein::nn::linear<12, 5> layer;
+    deterministic_fill(layer.weight(), 1);
+    deterministic_fill(layer.bias(), 2);
+    ctein::tensor<float, "b s e", 2, dyn, 12> x(3);
+    deterministic_fill(x, 3);
+    const auto y = layer(x);
+    static_assert(std::is_same_v<std::remove_const_t<decltype(y)>, ctein::tensor<float, "b s o", 2, dyn, 5>>);
+    REQUIRE(y.extent(1) == 3);
+    std::size_t differ = 0;
+    for (std::size_t b = 0; b < 2; ++b)
+        for (std::size_t s = 0; s < 3; ++s)
+            for (std::size_t o = 0; o < 5; ++o) {
+                float expected = layer.bias()(o);
+                for (std::size_t i = 0; i < 12; ++i) expected += x(b, s, i) * layer.weight()(o, i);
+                differ += std::abs(y(b, s, o) - expected) > 1e-5f;
+            }
+    CHECK(differ == 0);
+    ctein::nn::linear<12, 5, false, "f"> plain(layer.weight());
+    const auto z = plain(x);
+    static_assert(decltype(z)::names == ctein::fixed_string("b s f"));
+    CHECK(std::abs(z(1, 2, 4) + layer.bias()(4) - y(1, 2, 4)) < 1e-5f);
+    ctein::tensor<float, "b s e", 2, 3, dyn> wide(13); // a dynamic feature count is checked at run time
+    CHECK_THROWS_AS(layer(wide), ctein::shape_error);
+}
+
+TEST_CASE("the block is its forward written step by step, self and cross", "[nn]") {
+    constexpr std::size_t E = 32, H = 4;
+    ctein::nn::attention_block<E, H> block;
+    fill_weights(block);
+    ctein::tensor<float, "b s e", 2, 7, E> x;
+    ctein::tensor<float, "b s e", 2, 11, E> memory;
+    deterministic_fill(x, 4);
+    deterministic_fill(memory, 5);
+
+    const auto by_steps = [&](const auto& queries, const auto& context, const auto&... options) {
+        const auto q = ctein::eval(block.q_proj(queries));
+        const auto k = ctein::eval(block.k_proj(context));
+        const auto v = ctein::eval(block.v_proj(context));
+        const auto o =
+            ctein::attention(ctein::rearrange<"b s (h d) -> b h s d">(q, ctein::len<"h", H>),
+                             ctein::rearrange<"b s (h d) -> b h s d">(k, ctein::len<"h", H>),
+                             ctein::rearrange<"b s (h d) -> b h s d">(v, ctein::len<"h", H>), options...);
+        return block.o_proj(ctein::rearrange<"b h s d -> b s (h d)">(o));
+    };
+    const auto self = block(x, ctein::causal);
+    static_assert(
+        std::is_same_v<std::remove_const_t<decltype(self)>, ctein::tensor<float, "b s e", 2, 7, E>>);
+    CHECK(largest_difference(self, by_steps(x, x, ctein::causal)) == 0.0f);
+    const auto cross = block.cross(x, memory);
+    static_assert(
+        std::is_same_v<std::remove_const_t<decltype(cross)>, ctein::tensor<float, "b s e", 2, 7, E>>);
+    CHECK(largest_difference(cross, by_steps(x, memory)) == 0.0f);
+}
+
+TEST_CASE("GQA + RoPE: prefill then token-by-token decode through the cache equals one causal pass", "[nn]") {
+    constexpr std::size_t E = 48, H = 6, Hkv = 2, T = 13;
+    ctein::nn::attention_block<E, H, Hkv, false, true> block(64);
+    fill_weights(block);
+    ctein::tensor<float, "b s e", 2, T, E> x;
+    deterministic_fill(x, 6);
+    const auto full = block(x, ctein::causal);
+
+    decltype(block)::cache_type cache(2, 32);
+    const auto prefill = block(ctein::slice<"s">(x, 0, 5), cache);
+    float worst = 0.0f;
+    for (std::size_t b = 0; b < 2; ++b)
+        for (std::size_t s = 0; s < 5; ++s)
+            for (std::size_t e = 0; e < E; ++e)
+                worst = std::max(worst, std::abs(prefill(b, s, e) - full(b, s, e)));
+    for (std::size_t t = 5; t < T; ++t) {
+        const auto step = block(ctein::slice<"s">(x, t, t + 1), cache);
+        REQUIRE(step.extent(1) == 1);
+        for (std::size_t b = 0; b < 2; ++b)
+            for (std::size_t e = 0; e < E; ++e)
+                worst = std::max(worst, std::abs(step(b, 0, e) - full(b, t, e)));
+    }
+    CHECK(cache.length() == T);
+    CHECK(worst <= 1e-5f);
+}
+
+TEST_CASE("the KV cache: views of its tokens, its capacity enforced, seed 002's size formula", "[nn]") {
+    ctein::nn::kv_cache<2, 4, 6> cache(1);
+    ctein::tensor<float, "b h s d", 1, 2, 4, 4> k, v;
+    deterministic_fill(k, 7);
+    deterministic_fill(v, 8);
+    cache.append(k, v);
+    REQUIRE(cache.length() == 4);
+    const auto keys = cache.keys();
+    CHECK(keys.extent(2) == 4);
+    CHECK(keys(0, 1, 3, 2) == k(0, 1, 3, 2));
+    CHECK(cache.values()(0, 0, 2, 1) == v(0, 0, 2, 1));
+    CHECK_THROWS_WITH(cache.append(k, v),
+                      Catch::StartsWith("KV cache of capacity 6 cannot take 4 more tokens after 4"));
+    CHECK(cache.length() == 4); // nothing written
+    cache.append(ctein::slice<"s">(k, 0, 2), ctein::slice<"s">(v, 0, 2));
+    CHECK(cache.length() == 6);
+    CHECK(cache.keys()(0, 1, 5, 3) == k(0, 1, 1, 3));
+    cache.clear();
+    CHECK(cache.keys().extent(2) == 0);
+    STATIC_REQUIRE(ctein::nn::kv_cache_bytes(24, 1, 2048, 32, 128, 2) == 805306368); // seed 002: 805 MB
+}
+
+TEST_CASE("rotary tables: LLaMA's frequencies, positions from an offset", "[nn]") {
+    ctein::nn::rotary<8> rope(16, 500.0);
+    CHECK(rope.cos()(0, 3) == 1.0f);
+    CHECK(std::abs(rope.sin()(5, 1) - static_cast<float>(std::sin(5.0 / std::pow(500.0, 2.0 / 8)))) < 1e-6f);
+    CHECK(rope.cos()(5, 1) == rope.cos()(5, 5)); // both halves share their frequencies
+    ctein::tensor<float, "b h s d", 1, 1, 3, 8> q;
+    deterministic_fill(q, 9);
+    const auto at_4 = ctein::eval(rope.apply(q, 4));
+    const auto x1 = q(0, 0, 2, 1), x2 = q(0, 0, 2, 5);
+    CHECK(std::abs(at_4(0, 0, 2, 1) - (x1 * rope.cos()(6, 1) - x2 * rope.sin()(6, 1))) < 1e-6f);
+    CHECK_THROWS_AS(rope.apply(q, 14), ctein::shape_error); // positions 14..16 past the tables
+}
