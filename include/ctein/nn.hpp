@@ -4,6 +4,7 @@
 
 #include "ctein.hpp"
 #include "nn/attention_block.hpp"
+#include "nn/fused_attention_block.hpp"
 #include "nn/kv_cache.hpp"
 #include "nn/linear.hpp"
 #include "nn/rotary.hpp"

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <utility>
 
 namespace ctein::nn {
 
@@ -28,6 +29,24 @@ constexpr diagnostic block_config_error() {
 }
 template <std::size_t E, std::size_t H, std::size_t Hkv, bool Rope>
 inline constexpr diagnostic block_config = block_config_error<E, H, Hkv, Rope>();
+
+template <class R>
+inline constexpr bool is_attention_result = false;
+template <class O, class W>
+inline constexpr bool is_attention_result<attention_result<O, W>> = true;
+
+/// The heads of attention's output [B, H, T, D] merged to [B, T, H·D] and projected by `o_proj`;
+/// with the weights alongside when attention returned them (`ctein::with_weights`).
+template <class Projection, class Result>
+auto merge_and_project(const Projection& o_proj, const Result& result) {
+    if constexpr (is_attention_result<Result>) {
+        auto output = o_proj(rearrange<"b h s d -> b s (h d)">(result.output));
+        return attention_result<decltype(output), decltype(result.weights)>{std::move(output),
+                                                                            result.weights};
+    } else {
+        return o_proj(rearrange<"b h s d -> b s (h d)">(result));
+    }
+}
 } // namespace detail
 
 /// Multi-head attention of model width E with H query heads and Hkv key/value heads (H: the
@@ -87,9 +106,9 @@ public:
         const auto q = heads_of<H>(q_proj(x), start);
         const auto v_projected = v_proj(x);
         cache.append(heads_of<Hkv>(k_proj(x), start), split_heads<Hkv>(v_projected));
-        const auto o = attention(q, cache.keys(), cache.values(),
-                                 causal_offset(static_cast<std::ptrdiff_t>(start)), options...);
-        return o_proj(rearrange<"b h s d -> b s (h d)">(o));
+        return detail::merge_and_project(o_proj, attention(q, cache.keys(), cache.values(),
+                                                           causal_offset(static_cast<std::ptrdiff_t>(start)),
+                                                           options...));
     }
 
 private:
@@ -99,8 +118,7 @@ private:
         const auto k = heads_of<Hkv>(k_proj(context), start);
         const auto v_projected = v_proj(context);
         const auto v = split_heads<Hkv>(v_projected); // a view of v_projected
-        const auto o = attention(q, k, v, options...);
-        return o_proj(rearrange<"b h s d -> b s (h d)">(o));
+        return detail::merge_and_project(o_proj, attention(q, k, v, options...));
     }
 
     /// [B, T, Heads·D] as [B, Heads, T, D]: a view of the projection's output.
