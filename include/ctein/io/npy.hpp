@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace ctein {
@@ -148,6 +149,47 @@ inline std::string npy_shape_text(const std::vector<std::size_t>& shape) {
     return out + (shape.size() == 1 ? ",)" : ")");
 }
 
+/// The lengths of an array of `shape` read as tensor<T, Names, E...>, and its element count;
+/// `what` (the file, and the tensor in it) starts each error: another rank, a static extent of
+/// another length (naming the axis and both lengths), a size that overflows.
+template <class T, fixed_string Names, std::size_t... E>
+std::pair<std::array<std::size_t, sizeof...(E)>, std::uint64_t>
+declared_lengths(const std::vector<std::size_t>& shape, const std::string& what) {
+    constexpr std::size_t rank = sizeof...(E);
+    if (shape.size() != rank)
+        throw file_error(what + ": holds a " + std::to_string(shape.size()) + "-dim array " +
+                         npy_shape_text(shape) + ", not " + std::to_string(rank) + " dims");
+    const pattern::dim_names names = pattern::split_dim_names(Names.view());
+    constexpr std::array<std::size_t, rank> declared{E...};
+    std::array<std::size_t, rank> lengths{};
+    std::uint64_t count = 1;
+    for (std::size_t r = 0; r < rank; ++r) {
+        if (declared[r] != dyn && declared[r] != shape[r]) {
+            const std::string axis = names.count == rank ? std::string(names[r]) : "#" + std::to_string(r);
+            throw file_error(what + ": axis " + axis + " has length " + std::to_string(shape[r]) +
+                             " in the file, " + std::to_string(declared[r]) + " in the type");
+        }
+        lengths[r] = shape[r];
+        if (lengths[r] != 0 && count > static_cast<std::uint64_t>(-1) / sizeof(T) / lengths[r])
+            throw file_error(what + ": shape " + npy_shape_text(shape) + " overflows");
+        count *= lengths[r];
+    }
+    return {lengths, count};
+}
+
+/// Reads `count` elements of T from `in` into `out` (bools from bytes, nonzero as true).
+template <class T>
+void read_elements(std::istream& in, T* out, std::uint64_t count, const std::string& file) {
+    if constexpr (std::is_same_v<T, bool>) {
+        std::vector<unsigned char> bytes(count);
+        in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(count));
+        for (std::size_t i = 0; i < count; ++i) out[i] = bytes[i] != 0;
+    } else {
+        in.read(reinterpret_cast<char*>(out), static_cast<std::streamsize>(count * sizeof(T)));
+    }
+    if (!in) throw file_error(file + ": read failed");
+}
+
 } // namespace detail
 
 /// The array of .npy file `path` as a `ctein::tensor<T, Names, E...>`: the file's element type
@@ -167,38 +209,13 @@ tensor<T, Names, E...> load_npy(const std::string& path) {
         throw file_error(path + ": holds '" + h.descr + "', not '" + std::string(detail::npy_descr<T>()) +
                          "'");
     if (h.fortran_order) throw file_error(path + ": is in Fortran order; ctein reads C order");
-    constexpr std::size_t rank = sizeof...(E);
-    if (h.shape.size() != rank)
-        throw file_error(path + ": holds a " + std::to_string(h.shape.size()) + "-dim array " +
-                         detail::npy_shape_text(h.shape) + ", not " + std::to_string(rank) + " dims");
-    const pattern::dim_names names = pattern::split_dim_names(Names.view());
-    constexpr std::array<std::size_t, rank> declared{E...};
-    std::array<std::size_t, rank> lengths{};
-    std::uint64_t count = 1;
-    for (std::size_t r = 0; r < rank; ++r) {
-        if (declared[r] != dyn && declared[r] != h.shape[r]) {
-            const std::string axis = names.count == rank ? std::string(names[r]) : "#" + std::to_string(r);
-            throw file_error(path + ": axis " + axis + " has length " + std::to_string(h.shape[r]) +
-                             " in the file, " + std::to_string(declared[r]) + " in the type");
-        }
-        lengths[r] = h.shape[r];
-        if (lengths[r] != 0 && count > static_cast<std::uint64_t>(-1) / sizeof(T) / lengths[r])
-            throw file_error(path + ": shape " + detail::npy_shape_text(h.shape) + " overflows");
-        count *= lengths[r];
-    }
+    const auto [lengths, count] = detail::declared_lengths<T, Names, E...>(h.shape, path);
     if (count * sizeof(T) > file_size - h.data_offset)
         throw file_error(path + ": truncated: " + std::to_string(file_size - h.data_offset) +
                          " bytes of data for " + detail::npy_shape_text(h.shape) + ", " +
                          std::to_string(count * sizeof(T)) + " needed");
     tensor<T, Names, E...> out(extents<E...>::from_all(lengths), uninitialized);
-    if constexpr (std::is_same_v<T, bool>) {
-        std::vector<unsigned char> bytes(count);
-        in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(count));
-        for (std::size_t i = 0; i < count; ++i) out.data()[i] = bytes[i] != 0;
-    } else {
-        in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(count * sizeof(T)));
-    }
-    if (!in) throw file_error(path + ": read failed");
+    detail::read_elements(in, out.data(), count, path);
     return out;
 }
 
