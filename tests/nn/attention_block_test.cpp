@@ -141,6 +141,9 @@ TEST_CASE("the KV cache: views of its tokens, its capacity enforced, seed 002's 
     cache.append(ctein::slice<"s">(k, 0, 2), ctein::slice<"s">(v, 0, 2));
     CHECK(cache.length() == 6);
     CHECK(cache.keys()(0, 1, 5, 3) == k(0, 1, 1, 3));
+    cache.truncate(3);
+    CHECK(cache.keys().extent(2) == 3);
+    CHECK_THROWS_AS(cache.truncate(4), ctein::shape_error);
     cache.clear();
     CHECK(cache.keys().extent(2) == 0);
     STATIC_REQUIRE(ctein::nn::kv_cache_bytes(24, 1, 2048, 32, 128, 2) == 805306368); // seed 002: 805 MB

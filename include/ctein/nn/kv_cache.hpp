@@ -50,6 +50,14 @@ public:
     std::size_t batch() const noexcept { return k_.extent(0); }
     /// Forgets every token (the memory stays).
     void clear() noexcept { length_ = 0; }
+    /// Keeps the first `length` tokens, forgetting the rest (a rejected draft, a step undone); a
+    /// length beyond the cache's throws ctein::shape_error.
+    void truncate(std::size_t length) {
+        if (length > length_)
+            throw_error(make_error(errc::length_mismatch).with_number(length).with_number(length_),
+                        " while truncating a KV cache: it holds fewer tokens");
+        length_ = length;
+    }
 
     /// Appends the keys and values of `t` new tokens, [B, Hkv, t, D] each (views or tensors,
     /// named as "b h s d" or unnamed).
