@@ -112,3 +112,20 @@ TEST_CASE("a job uses at most the machine's hardware threads, however many it as
     CHECK(calls == 1000);
     CHECK(pool.worker_count() + 1 <= ctein::kernels::thread_pool::hardware_threads());
 }
+
+TEST_CASE("scoped_thread_count sets the calling thread's default, and only while it lives", "[threads]") {
+    const std::size_t before = ctein::thread_count();
+    {
+        const ctein::scoped_thread_count one(1);
+        CHECK(ctein::thread_count() == 1);
+        std::size_t elsewhere = 0;
+        std::thread([&] { elsewhere = ctein::thread_count(); }).join();
+        CHECK(elsewhere == before); // other threads keep the default
+        {
+            const ctein::scoped_thread_count three(3);
+            CHECK(ctein::thread_count() == 3);
+        }
+        CHECK(ctein::thread_count() == 1);
+    }
+    CHECK(ctein::thread_count() == before);
+}

@@ -12,6 +12,7 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace ctein {
@@ -139,13 +140,37 @@ inline std::atomic<std::size_t>& thread_count_setting() {
     return count;
 }
 
+/// This thread's own count while a scoped_thread_count lives (0: none).
+inline std::size_t& thread_count_override() noexcept {
+    thread_local std::size_t count = 0;
+    return count;
+}
+
 } // namespace kernels
 
 /// How many threads ctein's kernels use by default: the machine's hardware threads unless
-/// `set_thread_count` said otherwise. A call may also ask for its own count (`ctein::threads(n)`).
+/// `set_thread_count` said otherwise, or a `scoped_thread_count` on the calling thread. A call may
+/// also ask for its own count (`ctein::threads(n)`).
 inline std::size_t thread_count() noexcept {
-    return kernels::thread_count_setting().load();
+    const std::size_t scoped = kernels::thread_count_override();
+    return scoped != 0 ? scoped : kernels::thread_count_setting().load();
 }
+
+/// For its lifetime, the default thread count of the calling thread's ctein calls (other threads
+/// keep theirs): what a block given `ctein::threads(n)` uses for its projections as well.
+///
+///     { ctein::scoped_thread_count one(1); auto y = layer(x); }   // one thread for this layer
+class scoped_thread_count {
+public:
+    explicit scoped_thread_count(std::size_t count) noexcept
+        : previous_(std::exchange(kernels::thread_count_override(), std::max<std::size_t>(count, 1))) {}
+    scoped_thread_count(const scoped_thread_count&) = delete;
+    scoped_thread_count& operator=(const scoped_thread_count&) = delete;
+    ~scoped_thread_count() { kernels::thread_count_override() = previous_; }
+
+private:
+    std::size_t previous_;
+};
 
 /// Sets the default thread count of ctein's kernels (at least 1).
 ///

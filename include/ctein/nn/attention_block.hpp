@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 namespace ctein::nn {
@@ -34,6 +35,18 @@ template <class R>
 inline constexpr bool is_attention_result = false;
 template <class O, class W>
 inline constexpr bool is_attention_result<attention_result<O, W>> = true;
+
+/// The thread count among a call's options (ctein::threads), or the default: what the block's
+/// projections run on too.
+template <class... Options>
+std::size_t threads_among(const Options&... options) {
+    std::size_t count = thread_count();
+    const auto pick = [&](const auto& option) {
+        if constexpr (std::is_same_v<std::remove_cvref_t<decltype(option)>, threads_t>) count = option.count;
+    };
+    (pick(options), ...);
+    return count;
+}
 
 /// The heads of attention's output [B, H, T, D] merged to [B, T, H·D] and projected by `o_proj`;
 /// with the weights alongside when attention returned them (`ctein::with_weights`).
@@ -102,6 +115,7 @@ public:
     /// positions cache.length() onwards). Prefill and token-by-token decode are the same call.
     template <viewable X, attention_option... Options>
     auto operator()(const X& x, cache_type& cache, const Options&... options) const {
+        const scoped_thread_count scope(detail::threads_among(options...));
         const std::size_t start = cache.length();
         const auto q = heads_of<H>(q_proj(x), start);
         const auto v_projected = v_proj(x);
@@ -114,6 +128,7 @@ public:
 private:
     template <class X, class C, class... Options>
     auto forward(const X& x, const C& context, std::size_t start, const Options&... options) const {
+        const scoped_thread_count scope(detail::threads_among(options...));
         const auto q = heads_of<H>(q_proj(x), start);
         const auto k = heads_of<Hkv>(k_proj(context), start);
         const auto v_projected = v_proj(context);

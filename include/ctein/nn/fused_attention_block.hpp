@@ -37,6 +37,7 @@ public:
     /// an `attention_result{output, weights}` (seed 001 returns both).
     template <viewable X, attention_option... Options>
     auto operator()(const X& x, const Options&... options) const {
+        const scoped_thread_count scope(detail::threads_among(options...));
         const auto qkv = qkv_proj(x);
         const auto split = rearrange<"b s (three h d) -> three b h s d">(qkv, len<"three", 3>, len<"h", H>);
         return detail::merge_and_project(o_proj, attention(index<"three">(split, 0), index<"three">(split, 1),
