@@ -287,8 +287,7 @@ struct logical_not_op {
 /// name must have one length), unnamed ones from the right as in numpy. A scalar takes the type of
 /// the tensor it meets.
 ///
-///     auto y = ctein::eval(x * cos + ctein::rotate_half(x) * sin);   // RoPE, one pass
-
+///     auto y = ctein::eval(x * cos + ctein::rotate_half<"d">(x) * sin);   // RoPE, one pass
 #define CTEIN_ELEMENTWISE_BINARY(name, Op)                                                                   \
     template <class A, class B>                                                                              \
     requires(detail::elementwise_operands<A, B> &&                                                           \

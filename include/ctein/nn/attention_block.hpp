@@ -117,23 +117,25 @@ public:
     auto operator()(const X& x, cache_type& cache, const Options&... options) const {
         const scoped_thread_count scope(detail::threads_among(options...));
         const std::size_t start = cache.length();
-        const auto q = heads_of<H>(q_proj(x), start);
+        const auto q_projected = q_proj(x);
+        const auto k_projected = k_proj(x);
         const auto v_projected = v_proj(x);
-        cache.append(heads_of<Hkv>(k_proj(x), start), split_heads<Hkv>(v_projected));
-        return detail::merge_and_project(o_proj, attention(q, cache.keys(), cache.values(),
-                                                           causal_offset(static_cast<std::ptrdiff_t>(start)),
-                                                           options...));
+        cache.append(heads_of<Hkv>(k_projected, start), split_heads<Hkv>(v_projected));
+        return detail::merge_and_project(
+            o_proj, attention(heads_of<H>(q_projected, start), cache.keys(), cache.values(),
+                              causal_offset(static_cast<std::ptrdiff_t>(start)), options...));
     }
 
 private:
     template <class X, class C, class... Options>
     auto forward(const X& x, const C& context, std::size_t start, const Options&... options) const {
         const scoped_thread_count scope(detail::threads_among(options...));
-        const auto q = heads_of<H>(q_proj(x), start);
-        const auto k = heads_of<Hkv>(k_proj(context), start);
+        const auto q_projected = q_proj(x); // kept: the heads are views of the projections
+        const auto k_projected = k_proj(context);
         const auto v_projected = v_proj(context);
-        const auto v = split_heads<Hkv>(v_projected); // a view of v_projected
-        return detail::merge_and_project(o_proj, attention(q, k, v, options...));
+        return detail::merge_and_project(o_proj, attention(heads_of<H>(q_projected, start),
+                                                           heads_of<Hkv>(k_projected, start),
+                                                           split_heads<Hkv>(v_projected), options...));
     }
 
     /// [B, T, Heads·D] as [B, Heads, T, D]: a view of the projection's output.
@@ -141,13 +143,14 @@ private:
     static auto split_heads(const P& projected) {
         return rearrange<"b s (h d) -> b h s d">(projected, len<"h", Heads>);
     }
-    /// The heads of q or k, rotated when the block has RoPE (a new tensor then, else a view).
+    /// The heads of q or k: rotated into a new tensor when the block has RoPE, else a view of
+    /// `projected` (which the caller keeps alive).
     template <std::size_t Heads, class P>
     auto heads_of(const P& projected, std::size_t start) const {
         if constexpr (Rope) {
             return eval(rope_->apply(split_heads<Heads>(projected), start));
         } else {
-            return eval(split_heads<Heads>(projected));
+            return split_heads<Heads>(projected);
         }
     }
 

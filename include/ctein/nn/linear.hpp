@@ -10,7 +10,6 @@
 #include "../expr/as_view.hpp"
 #include "../expr/einsum.hpp"
 #include "../expr/eval.hpp"
-#include "../expr/slice.hpp"
 #include "../expr/tensor.hpp"
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 // rotary: rotary position embeddings in the rotate-half layout (LLaMA, Hugging Face's
 // apply_rotary_pos_emb): cos/sin tables computed once, applied as the ctein expression
-// `x * cos + rotate_half(x) * sin` over positions [start, start + tokens).
+// `x * cos + rotate_half<"d">(x) * sin` over positions [start, start + tokens).
 #pragma once
 
 #include "../core/diagnose.hpp"
