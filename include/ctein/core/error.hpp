@@ -128,6 +128,7 @@ namespace ctein {
     X(block_rope_odd_head, "Attention block: RoPE rotates pairs of features, and the head size {} is odd")   \
     X(cache_overflow, "KV cache of capacity {} cannot take {} more tokens after {}")                         \
     /* tensors */                                                                                            \
+    X(assign_shape, "Shape mismatch in assignment, dimension {}: a length of {} given to one of {}")        \
     X(size_overflow,                                                                                         \
       "A tensor of shape {} does not fit in memory: its size overflows at axis {} (dimension {})")           \
     X(operand_size_overflow,                                                                                 \
@@ -331,6 +332,7 @@ class argument_error : public error {
     case errc::concat_length_mismatch:
     case errc::size_overflow:
     case errc::operand_size_overflow:
+    case errc::assign_shape:
         throw shape_error(d.code, std::move(message), std::move(context));
     case errc::dropout_probability:
     case errc::adapt_null:

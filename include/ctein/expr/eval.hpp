@@ -2,6 +2,7 @@
 // owns (assign), with the copy kernel.
 #pragma once
 
+#include "../core/diagnose.hpp"
 #include "../core/error.hpp"
 #include "../kernels/copy.hpp"
 #include "as_view.hpp"
@@ -33,17 +34,16 @@ auto eval(X&& x) {
 }
 
 namespace detail {
-/// Whether the lengths both extents know at compile time agree (vacuously, for other ranks).
-template <class A, class B>
-constexpr bool static_extents_agree() {
-    if constexpr (A::rank() == B::rank()) {
-        for (std::size_t r = 0; r < A::rank(); ++r)
-            if (A::static_extent(r) != dyn && B::static_extent(r) != dyn &&
-                A::static_extent(r) != B::static_extent(r))
-                return false;
-    }
-    return true;
+/// The first dimension whose static lengths differ, as an assign_shape error (none if they agree).
+template <class Out, class In>
+constexpr diagnostic static_assign_error() {
+    for (std::size_t r = 0; r < Out::rank(); ++r)
+        if (Out::static_extent(r) != dyn && In::static_extent(r) != dyn && Out::static_extent(r) != In::static_extent(r))
+            return make_error(errc::assign_shape).with_number(r).with_number(In::static_extent(r)).with_number(Out::static_extent(r));
+    return diagnostic{};
 }
+template <class Out, class In>
+inline constexpr diagnostic static_assign = static_assign_error<Out, In>();
 
 template <class Out, class V>
 void check_assignable(const Out& out, const V& v) {
@@ -57,13 +57,17 @@ void check_assignable(const Out& out, const V& v) {
     static_assert(Out::rank() == V::rank(), "ctein::assign: the output and the input have different ranks");
     static_assert(Out::names.view().empty() || V::names.view().empty() || Out::names == V::names,
                   "ctein::assign: the output and the input name their axes differently");
-    static_assert(static_extents_agree<typename Out::extents_type, typename V::extents_type>(),
-                  "ctein::assign: the output and the input have different extents");
-    for (std::size_t r = 0; r < V::rank(); ++r) {
-        if (out.extent(r) != v.extent(r))
-            throw_error(make_error(errc::length_mismatch).with_number(out.extent(r)).with_number(v.extent(r)),
-                        "ctein::assign: dimension " + std::to_string(r) + " of the output has length " +
-                            std::to_string(out.extent(r)) + ", of the input " + std::to_string(v.extent(r)));
+    if constexpr (Out::rank() == V::rank()) {
+        constexpr const diagnostic& static_error = static_assign<typename Out::extents_type, typename V::extents_type>;
+        if constexpr (static_cast<bool>(static_error)) {
+            report<static_error>(); // a weight of [64, 32] given to a layer's [64, 64]
+        } else {
+            for (std::size_t r = 0; r < V::rank(); ++r) {
+                if (out.extent(r) != v.extent(r))
+                    throw_error(make_error(errc::assign_shape).with_number(r).with_number(v.extent(r)).with_number(out.extent(r)),
+                                "in ctein::assign");
+            }
+        }
     }
 }
 } // namespace detail

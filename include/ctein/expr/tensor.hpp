@@ -122,6 +122,19 @@ public:
         : extents_(extents)
         , data_(element_count(extents), u) {}
 
+    /// The elements of a tensor whose type differs from this one's only in which lengths are
+    /// static, or in having no names (`layer.weight() = file.load<float, "o i", dyn, dyn>(name)`),
+    /// checked as `ctein::assign` checks: a static length that differs is a compile error naming
+    /// the dimension and both lengths, a dynamic one a ctein::shape_error. (Found by
+    /// argument-dependent lookup in <ctein/expr/eval.hpp>, which every ctein header that makes
+    /// tensors includes.)
+    template <fixed_string OtherNames, std::size_t... Other>
+        requires(!std::is_same_v<tensor<T, OtherNames, Other...>, tensor>)
+    tensor& operator=(const tensor<T, OtherNames, Other...>& other) {
+        assign(*this, other);
+        return *this;
+    }
+
     T* data() noexcept { return data_.data(); }
     const T* data() const noexcept { return data_.data(); }
     const extents_type& extents() const noexcept { return extents_; }

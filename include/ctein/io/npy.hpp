@@ -219,6 +219,31 @@ tensor<T, Names, E...> load_npy(const std::string& path) {
     return out;
 }
 
+/// A state_dict saved as one .npy file per tensor, `<directory>/<prefix><name>.npy`: the same
+/// `load` and `contains` as ctein::safetensors_file, so that ctein::nn::load reads either.
+///
+///     ctein::npy_directory weights("export", "encoder.0.");   // export/encoder.0.W_q.weight.npy ...
+///     auto w = weights.load<float, "o i", 512, 512>("W_q.weight");
+class npy_directory {
+public:
+    explicit npy_directory(std::string directory, std::string prefix = {})
+        : directory_(std::move(directory))
+        , prefix_(std::move(prefix)) {}
+
+    std::string path(std::string_view name) const { return directory_ + "/" + prefix_ + std::string(name) + ".npy"; }
+    bool contains(std::string_view name) const { return std::ifstream(path(name)).good(); }
+
+    /// Tensor `name`, as load_npy reads `path(name)`.
+    template <class T, fixed_string Names, std::size_t... E>
+    tensor<T, Names, E...> load(std::string_view name) const {
+        return load_npy<T, Names, E...>(path(name));
+    }
+
+private:
+    std::string directory_;
+    std::string prefix_;
+};
+
 /// Writes `x` (any tensor or view) to `path` as an .npy file (version 1.0, C order) that
 /// numpy.load reads. Throws ctein::file_error when the file cannot be written.
 ///

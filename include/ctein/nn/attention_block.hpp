@@ -41,7 +41,7 @@ inline constexpr bool is_attention_result<attention_result<O, W>> = true;
 template <class... Options>
 std::size_t threads_among(const Options&... options) {
     std::size_t count = thread_count();
-    const auto pick = [&](const auto& option) {
+    [[maybe_unused]] const auto pick = [&](const auto& option) {
         if constexpr (std::is_same_v<std::remove_cvref_t<decltype(option)>, threads_t>) count = option.count;
     };
     (pick(options), ...);
@@ -74,6 +74,7 @@ auto merge_and_project(const Projection& o_proj, const Result& result) {
 ///     ctein::nn::attention_block<768, 12> mha;                         // seed 000's module
 ///     auto y = mha(x, ctein::ignore_mask(mask == 0.0f));              // self-attention
 ///     auto z = mha.cross(x, memory, ctein::key_padding_mask(padded)); // Tq != Tk
+///     auto w = mha(query, key, value, ctein::mask(keep));             // three inputs
 ///     ctein::nn::attention_block<2048, 32, 8, false, true> llama(4096); // GQA + RoPE, 4096 positions
 ///     auto step = llama(token, cache);                                // causal over the cache
 template <std::size_t E, std::size_t H, std::size_t Hkv = H, bool Bias = true, bool Rope = false>
@@ -101,13 +102,20 @@ public:
     /// threads...): [B, T, E].
     template <viewable X, attention_option... Options>
     auto operator()(const X& x, const Options&... options) const {
-        return forward(x, x, 0, options...);
+        return forward(x, x, x, options...);
     }
 
     /// Cross-attention: queries from x [B, Tq, E], keys and values from context [B, Tk, E].
     template <viewable X, viewable C, attention_option... Options>
     auto cross(const X& x, const C& context, const Options&... options) const {
-        return forward(x, context, 0, options...);
+        return forward(x, context, context, options...);
+    }
+
+    /// The seeds' forward(query, key, value, mask): queries from `query` [B, Tq, E], keys from
+    /// `key` and values from `value` [B, Tk, E].
+    template <viewable Q, viewable K, viewable V, attention_option... Options>
+    auto operator()(const Q& query, const K& key, const V& value, const Options&... options) const {
+        return forward(query, key, value, options...);
     }
 
     /// A step of a decoder with a KV cache: x's tokens come after the cache's, their keys and
@@ -127,14 +135,14 @@ public:
     }
 
 private:
-    template <class X, class C, class... Options>
-    auto forward(const X& x, const C& context, std::size_t start, const Options&... options) const {
+    template <class Q, class K, class V, class... Options>
+    auto forward(const Q& query, const K& key, const V& value, const Options&... options) const {
         const scoped_thread_count scope(detail::threads_among(options...));
-        const auto q_projected = q_proj(x); // kept: the heads are views of the projections
-        const auto k_projected = k_proj(context);
-        const auto v_projected = v_proj(context);
-        return detail::merge_and_project(o_proj, attention(heads_of<H>(q_projected, start),
-                                                           heads_of<Hkv>(k_projected, start),
+        const auto q_projected = q_proj(query); // kept: the heads are views of the projections
+        const auto k_projected = k_proj(key);
+        const auto v_projected = v_proj(value);
+        return detail::merge_and_project(o_proj, attention(heads_of<H>(q_projected, 0),
+                                                           heads_of<Hkv>(k_projected, 0),
                                                            split_heads<Hkv>(v_projected), options...));
     }
 
