@@ -10,21 +10,21 @@ BUILD ?= build
 SANITIZE_BUILD ?= build-sanitize
 BENCH_BUILD ?= build-bench
 
-DEMO_PACKAGES := g++ cmake make xtensor-dev libxsimd-dev libboost-dev
-TEST_PACKAGES := $(DEMO_PACKAGES) catch2 nlohmann-json3-dev clang-14
+DEMO_PACKAGES := g++ cmake make xtensor-dev libxsimd-dev libboost-dev nlohmann-json3-dev
+TEST_PACKAGES := $(DEMO_PACKAGES) catch2 clang-14
 BENCH_PACKAGES := $(DEMO_PACKAGES) libbenchmark-dev python3
 
 .PHONY: demo test test-sanitize bench clean
 
+SEED_EXAMPLES := seed000_mha seed004_cross seed001_fused_qkv gpt2_block seed003_gqa seed002_rope_generation
+DEMO_EXAMPLES := ctein_demo ctein_example_xtensor ctein_example_attention ctein_example_expressions \
+                 ctein_example_attention_blocks $(addprefix ctein_example_,$(SEED_EXAMPLES))
+
 demo:
 	tools/install-packages $(DEMO_PACKAGES)
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCTEIN_BUILD_EXAMPLES=ON
-	cmake --build $(BUILD) -j$(JOBS) --target ctein_demo ctein_example_xtensor ctein_example_attention ctein_example_expressions ctein_example_attention_blocks
-	$(BUILD)/examples/ctein_demo
-	$(BUILD)/examples/ctein_example_xtensor
-	$(BUILD)/examples/ctein_example_attention
-	$(BUILD)/examples/ctein_example_expressions
-	$(BUILD)/examples/ctein_example_attention_blocks
+	cmake --build $(BUILD) -j$(JOBS) --target $(DEMO_EXAMPLES)
+	@for example in $(DEMO_EXAMPLES); do echo "== $$example"; $(BUILD)/examples/$$example || exit 1; done
 
 test:
 	tools/install-packages $(TEST_PACKAGES)
@@ -42,8 +42,7 @@ test-sanitize:
 	tools/install-packages $(TEST_PACKAGES)
 	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE= "-DCMAKE_CXX_FLAGS=-O0 -g1" \
 	      -DCTEIN_SANITIZE=ON -DCTEIN_BUILD_TESTS=ON -DCTEIN_BUILD_EXAMPLES=ON -DCTEIN_TEST_CLANG=OFF
-	cmake --build $(SANITIZE_BUILD) -j$(JOBS) --target ctein_unit_tests ctein_fixture_tests ctein_demo \
-	      ctein_example_xtensor ctein_example_attention ctein_example_expressions ctein_example_attention_blocks
+	cmake --build $(SANITIZE_BUILD) -j$(JOBS) --target ctein_unit_tests ctein_fixture_tests $(DEMO_EXAMPLES)
 	ctest --test-dir $(SANITIZE_BUILD) -j$(JOBS) -L "unit|fixtures|example" --output-on-failure
 
 bench:

@@ -2,8 +2,9 @@
 # block preceded by `<!-- snippet: path -->` must appear, line by line and in order, in that
 # source file (relative to the repository), which a test compiles and runs. Runs of spaces are
 # compared as one, so that a formatter's alignment of comments does not matter.
-#   cmake -DROOT=<repository> "-DDOCS=README.md;docs/x.md" -P check_snippets.cmake
+#   cmake -DROOT=<repository> "-DDOCS=README.md,docs/x.md" -P check_snippets.cmake
 cmake_policy(SET CMP0007 NEW) # list(GET) counts empty lines
+string(REPLACE "," ";" DOCS "${DOCS}") # commas: a ';' does not survive add_test's COMMAND
 
 function(normalise line out)
     string(STRIP "${line}" line)

@@ -66,7 +66,7 @@ TEST_CASE("assign writes through a contiguous view of a buffer, checking dynamic
     try {
         assign(adapt<"", 4, dyn>(short_buffer.data(), 2), rearrange<"a b -> b a">(t));
     } catch (const shape_error& e) {
-        CHECK(e.message() == "Shape mismatch, 2 != 3");
+        CHECK(e.message() == "Shape mismatch in assignment, dimension 1: a length of 3 given to one of 2");
     }
 }
 

@@ -69,6 +69,22 @@ TEST_CASE("linear is x Wᵀ + b with PyTorch's [out, in] weight", "[nn]") {
     CHECK_THROWS_AS(layer(wide), ctein::shape_error);
 }
 
+TEST_CASE("a weight assigned from a tensor of dynamic lengths: checked when it runs", "[nn]") {
+    ctein::nn::linear<4, 3> layer;
+    ctein::tensor<float, "o i", dyn, dyn> loaded(3, 4);
+    deterministic_fill(loaded, 11);
+    layer.weight() = loaded; // [dyn, dyn] into [3, 4]: lengths compared at run time
+    CHECK(layer.weight()(2, 3) == loaded(2, 3));
+    CHECK(layer.weight()(1, 0) == loaded(1, 0));
+    const ctein::tensor<float, "o i", dyn, dyn> transposed(4, 3);
+    CHECK_THROWS_WITH(layer.weight() = transposed,
+                      Catch::StartsWith("Shape mismatch in assignment, dimension 0: a length of 4 given to one of 3"));
+    ctein::tensor<float, "", 3, 4> unnamed;
+    unnamed(0, 0) = 5.0f;
+    layer.weight() = unnamed; // no names: the lengths alone are compared
+    CHECK(layer.weight()(0, 0) == 5.0f);
+}
+
 TEST_CASE("the block is its forward written step by step, self and cross", "[nn]") {
     constexpr std::size_t E = 32, H = 4;
     ctein::nn::attention_block<E, H> block;
@@ -147,6 +163,59 @@ TEST_CASE("the KV cache: views of its tokens, its capacity enforced, seed 002's 
     cache.clear();
     CHECK(cache.keys().extent(2) == 0);
     STATIC_REQUIRE(ctein::nn::kv_cache_bytes(24, 1, 2048, 32, 128, 2) == 805306368); // seed 002: 805 MB
+}
+
+TEST_CASE("a fused grouped-query block: one [(H + 2 Hkv) D, E] weight, the separate block's rows stacked",
+          "[nn]") {
+    constexpr std::size_t E = 48, H = 6, Hkv = 2, D = E / H, T = 7;
+    ctein::nn::attention_block<E, H, Hkv> separate;
+    fill_weights(separate);
+    ctein::nn::fused_attention_block<E, H, Hkv> fused;
+    static_assert(std::is_same_v<decltype(fused.qkv_proj), ctein::nn::linear<E, (H + 2 * Hkv) * D>>);
+    // rows: q's H·D, then k's Hkv·D, then v's Hkv·D
+    const auto stack = [&](const auto& layer, std::size_t first_row) {
+        for (std::size_t o = 0; o < layer.weight().extent(0); ++o) {
+            for (std::size_t i = 0; i < E; ++i) fused.qkv_proj.weight()(first_row + o, i) = layer.weight()(o, i);
+            fused.qkv_proj.bias()(first_row + o) = layer.bias()(o);
+        }
+    };
+    stack(separate.q_proj, 0);
+    stack(separate.k_proj, H * D);
+    stack(separate.v_proj, (H + Hkv) * D);
+    fused.o_proj = separate.o_proj;
+
+    ctein::tensor<float, "b s e", 2, T, E> x;
+    deterministic_fill(x, 12);
+    const auto expected = separate(x, ctein::causal);
+    const auto out = fused(x, ctein::causal);
+    CHECK(largest_difference(out, expected) <= 1e-5f);
+    CHECK(largest_difference(expected, ctein::tensor<float, "b s e", 2, T, E>{}) > 1e-2f); // not all zeros
+}
+
+TEST_CASE("a growing KV cache moves to twice its capacity and keeps every token", "[nn]") {
+    constexpr std::size_t E = 48, H = 6, Hkv = 2, T = 13;
+    ctein::nn::attention_block<E, H, Hkv, false, true> block(64);
+    fill_weights(block);
+    ctein::tensor<float, "b s e", 2, T, E> x;
+    deterministic_fill(x, 9);
+    const auto full = block(x, ctein::causal);
+
+    ctein::nn::growing_kv_cache<Hkv, E / H> cache(2, 1); // room for one token
+    const auto prefill = block(ctein::slice<"s">(x, 0, 3), cache);
+    CHECK(cache.capacity() == 3); // what the 3 tokens needed (more than twice 1)
+    float worst = largest_difference(prefill, ctein::eval(ctein::slice<"s">(full, 0, 3)));
+    for (std::size_t t = 3; t < T; ++t)
+        worst = std::max(worst, largest_difference(block(ctein::slice<"s">(x, t, t + 1), cache),
+                                                   ctein::eval(ctein::slice<"s">(full, t, t + 1))));
+    CHECK(cache.length() == T);
+    CHECK(cache.capacity() == 24); // 3, 6, 12, 24
+    CHECK(worst <= 1e-5f);
+
+    // the tokens moved with it: each step's keys are the ones a cache of fixed capacity holds
+    decltype(block)::cache_type fixed(2, T);
+    static_cast<void>(block(x, fixed));
+    CHECK(largest_difference(ctein::eval(cache.keys()), ctein::eval(fixed.keys())) == 0.0f);
+    CHECK(largest_difference(ctein::eval(cache.values()), ctein::eval(fixed.values())) == 0.0f);
 }
 
 TEST_CASE("rotary tables: LLaMA's frequencies, positions from an offset", "[nn]") {

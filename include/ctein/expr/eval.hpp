@@ -34,17 +34,6 @@ auto eval(X&& x) {
 }
 
 namespace detail {
-/// The first dimension whose static lengths differ, as an assign_shape error (none if they agree).
-template <class Out, class In>
-constexpr diagnostic static_assign_error() {
-    for (std::size_t r = 0; r < Out::rank(); ++r)
-        if (Out::static_extent(r) != dyn && In::static_extent(r) != dyn && Out::static_extent(r) != In::static_extent(r))
-            return make_error(errc::assign_shape).with_number(r).with_number(In::static_extent(r)).with_number(Out::static_extent(r));
-    return diagnostic{};
-}
-template <class Out, class In>
-inline constexpr diagnostic static_assign = static_assign_error<Out, In>();
-
 template <class Out, class V>
 void check_assignable(const Out& out, const V& v) {
     static_assert(!std::is_const_v<typename Out::element_type>,

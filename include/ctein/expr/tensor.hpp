@@ -2,6 +2,7 @@
 // extents. What `ctein::eval` returns; a named source for patterns.
 #pragma once
 
+#include "../core/diagnose.hpp"
 #include "../core/error.hpp"
 #include "../core/extents.hpp"
 #include "../core/fixed_string.hpp"
@@ -93,6 +94,22 @@ private:
 ///     ctein::tensor<float, "b s c", 2, ctein::dyn, 512> x(seq_len);   // dynamic lengths in order
 ///     x(0, 1, 2) = 1.0f;
 ///     auto q = ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h", 8>);
+namespace detail {
+/// The first dimension whose static lengths differ, as an assign_shape error (none if they agree):
+/// what ctein::assign and tensor's assignment from another tensor report.
+template <class Out, class In>
+constexpr diagnostic static_assign_error() {
+    if constexpr (Out::rank() != In::rank()) return diagnostic{}; // ranks: ctein::assign's static_assert
+    for (std::size_t r = 0; r < Out::rank(); ++r)
+        if (Out::static_extent(r) != dyn && In::static_extent(r) != dyn && Out::static_extent(r) != In::static_extent(r))
+            return make_error(errc::assign_shape).with_number(r).with_number(In::static_extent(r)).with_number(Out::static_extent(r));
+    return diagnostic{};
+}
+template <class Out, class In>
+inline constexpr diagnostic static_assign = static_assign_error<Out, In>();
+
+} // namespace detail
+
 template <class T, fixed_string Names, std::size_t... E>
 class tensor {
     using names_checked = decltype(detail::report<detail::axis_names_check<Names, sizeof...(E)>::error>());
@@ -131,7 +148,11 @@ public:
     template <fixed_string OtherNames, std::size_t... Other>
         requires(!std::is_same_v<tensor<T, OtherNames, Other...>, tensor>)
     tensor& operator=(const tensor<T, OtherNames, Other...>& other) {
-        assign(*this, other);
+        constexpr const diagnostic& error = detail::static_assign<extents_type, ctein::extents<Other...>>;
+        if constexpr (static_cast<bool>(error))
+            detail::report<error>(); // reported here: the first line of the error is the caller's
+        else
+            assign(*this, other);
         return *this;
     }
 

@@ -9,6 +9,7 @@
 #include "../expr/tensor.hpp"
 #include "../expr/view.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 
@@ -28,13 +29,17 @@ constexpr std::size_t kv_cache_bytes(std::size_t layers, std::size_t batch, std:
 /// `ctein::dyn` for one given to the constructor), for a batch given to the constructor.
 /// `append` writes new tokens after the `length()` already there; `keys()` and `values()` are
 /// views of the first `length()` tokens, which `ctein::attention` reads in place. Appending past
-/// the capacity throws ctein::shape_error naming the capacity and both lengths, and writes nothing.
+/// the capacity throws ctein::shape_error naming the capacity and both lengths, and writes nothing
+/// — unless the cache `Grows` (`growing_kv_cache`): then it moves to twice the capacity (or what
+/// the new tokens need), as std::vector does, and views taken before are left dangling.
 ///
 ///     ctein::nn::kv_cache<8, 64, 4096> cache(batch);
 ///     cache.append(k, v);                                    // [B, 8, t, 64] each
 ///     auto o = ctein::attention(q, cache.keys(), cache.values(), ctein::causal_offset(cache.length() - t));
-template <std::size_t Hkv, std::size_t D, std::size_t Capacity = dyn>
+template <std::size_t Hkv, std::size_t D, std::size_t Capacity = dyn, bool Grows = false>
 class kv_cache {
+    static_assert(!Grows || Capacity == dyn, "ctein::nn::kv_cache: a cache that grows has no static capacity");
+
 public:
     using tensor_type = tensor<float, "b h s d", dyn, Hkv, Capacity, D>;
 
@@ -68,11 +73,15 @@ public:
         if (kv.extent(0) != batch())
             throw_error(make_error(errc::length_mismatch).with_number(kv.extent(0)).with_number(batch()),
                         " while appending to a KV cache of batch " + std::to_string(batch()));
-        if (tokens > capacity() - length_)
-            throw_error(make_error(errc::cache_overflow)
-                            .with_number(capacity())
-                            .with_number(tokens)
-                            .with_number(length_));
+        if (tokens > capacity() - length_) {
+            if constexpr (Grows)
+                reallocate(std::max(2 * capacity(), length_ + tokens));
+            else
+                throw_error(make_error(errc::cache_overflow)
+                                .with_number(capacity())
+                                .with_number(tokens)
+                                .with_number(length_));
+        }
         if (tokens == 0) return;
         write(k_, k, tokens);
         write(v_, v, tokens);
@@ -84,6 +93,21 @@ public:
     auto values() const { return slice<"s">(v_, 0, length_); }
 
 private:
+    /// Moves the tokens held to buffers of `capacity` tokens.
+    void reallocate(std::size_t capacity) {
+        tensor_type k(batch(), capacity);
+        tensor_type v(batch(), capacity);
+        const std::size_t held = length_;
+        length_ = 0;
+        if (held != 0) {
+            write(k, slice<"s">(k_, 0, held), held);
+            write(v, slice<"s">(v_, 0, held), held);
+        }
+        length_ = held;
+        k_ = std::move(k);
+        v_ = std::move(v);
+    }
+
     /// Each (batch, head) block of new tokens is contiguous in the cache: one copy per block.
     template <class X>
     void write(tensor_type& cache, const X& x, std::size_t tokens) {
@@ -99,5 +123,12 @@ private:
     tensor_type v_;
     std::size_t length_ = 0;
 };
+
+/// A KV cache that starts at `initial_capacity` tokens and doubles when full (views of it taken
+/// before an append that grows it dangle, as iterators of a std::vector do).
+///
+///     ctein::nn::growing_kv_cache<8, 64> cache(batch, 256);
+template <std::size_t Hkv, std::size_t D>
+using growing_kv_cache = kv_cache<Hkv, D, dyn, true>;
 
 } // namespace ctein::nn

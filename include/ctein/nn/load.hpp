@@ -102,8 +102,8 @@ void load(attention_block<E, H, Hkv, Bias, Rope>& block, const Source& source, c
 }
 
 /// Reads a fused-QKV block's projections from `source`.
-template <weight_source Source, std::size_t E, std::size_t H, bool Bias>
-void load(fused_attention_block<E, H, Bias>& block, const Source& source, const fused_attention_names& names) {
+template <weight_source Source, std::size_t E, std::size_t H, std::size_t Hkv, bool Bias>
+void load(fused_attention_block<E, H, Hkv, Bias>& block, const Source& source, const fused_attention_names& names) {
     load(block.qkv_proj, source, names.qkv);
     load(block.o_proj, source, names.o);
 }
