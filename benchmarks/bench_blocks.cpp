@@ -19,6 +19,7 @@
 #include <c10/core/InferenceMode.h>
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
@@ -101,6 +102,15 @@ struct torch_mha {
     }
 };
 
+/// The largest difference between a peer's output and ctein's, relative to ctein's largest value:
+/// each peer is checked to compute the same block before its time counts.
+template <class T>
+double peer_difference(const at::Tensor& peer, const T& ours) {
+    c10::InferenceMode inference;
+    const at::Tensor o = at::from_blob(const_cast<float*>(ours.data()), peer.sizes(), at::kFloat);
+    return ((peer - o).abs().max() / o.abs().max()).template item<double>();
+}
+
 /// Median seconds of a PyTorch call on `threads` threads, inference mode.
 template <class F>
 double torch_seconds(std::size_t threads, F&& f) {
@@ -131,6 +141,9 @@ void bm_mha(benchmark::State& state) {
     const at::Tensor torch_x = at::from_blob(x.data(), {1, static_cast<std::int64_t>(tokens), E}, at::kFloat);
     state.counters["x_torch_fastpath"] = torch_seconds(threads, [&] { return torch.fast_path(torch_x); }) / seconds;
     state.counters["x_torch_sdpa"] = torch_seconds(threads, [&] { return torch.sdpa(torch_x); }) / seconds;
+    const auto ours = (*block)(x);
+    state.counters["peer_difference"] =
+        std::max(peer_difference(torch.fast_path(torch_x), ours), peer_difference(torch.sdpa(torch_x), ours));
 #endif
 }
 
@@ -175,8 +188,11 @@ struct torch_llama {
         const at::Tensor c = cos.narrow(0, start, x.size(2)), s = sin.narrow(0, start, x.size(2));
         return x * c + rotate_half(x) * s;
     }
-    /// x's tokens after `past` ones; the new K and V in k_out, v_out.
-    at::Tensor forward(const at::Tensor& x, const at::Tensor& past_k, const at::Tensor& past_v) const {
+    /// x's tokens after the `past` ones (none when undefined), causal: with `eager`, attention as
+    /// transformers' eager LlamaAttention computes it (repeat_kv's copies, matmul, an additive
+    /// causal mask, softmax, matmul), else F.scaled_dot_product_attention as its sdpa one does.
+    at::Tensor forward(const at::Tensor& x, const at::Tensor& past_k, const at::Tensor& past_v,
+                       bool eager = false) const {
         const std::int64_t start = past_k.defined() ? past_k.size(2) : 0;
         const at::Tensor q = rope(heads(x, q_w, LH), start);
         at::Tensor k = rope(heads(x, k_w, LKV), start), v = heads(x, v_w, LKV);
@@ -184,9 +200,20 @@ struct torch_llama {
             k = at::cat({past_k, k}, 2);
             v = at::cat({past_v, v}, 2);
         }
-        const at::Tensor o = at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/!past_k.defined(),
-                                                              std::nullopt, /*enable_gqa=*/true);
+        const at::Tensor o = eager ? eager_attention(q, k, v)
+                                   : at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/!past_k.defined(),
+                                                                      std::nullopt, /*enable_gqa=*/true);
         return at::linear(o.transpose(1, 2).reshape({x.size(0), x.size(1), LE}), o_w);
+    }
+    static at::Tensor eager_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
+        const auto repeat_kv = [](const at::Tensor& t) {
+            return t.unsqueeze(2).expand({t.size(0), LKV, LH / LKV, t.size(2), LD}).reshape({t.size(0), LH, t.size(2), LD});
+        };
+        at::Tensor scores = at::matmul(q, repeat_kv(k).transpose(2, 3)) * (1.0 / std::sqrt(double(LD)));
+        const std::int64_t tq = q.size(2), tk = k.size(2);
+        if (tq > 1) // a query sees keys up to its own position (the last tq of the tk)
+            scores = scores + at::full({tq, tk}, -INFINITY, at::kFloat).triu(tk - tq + 1);
+        return at::matmul(at::softmax(scores, -1), repeat_kv(v));
     }
 };
 #endif
@@ -208,6 +235,11 @@ void bm_llama_prefill(benchmark::State& state) {
     static const torch_llama torch;
     const at::Tensor torch_x = at::from_blob(x.data(), {1, tokens, LE}, at::kFloat);
     state.counters["x_torch_sdpa"] = torch_seconds(1, [&] { return torch.forward(torch_x, {}, {}); }) / seconds;
+    state.counters["x_torch_eager"] = torch_seconds(1, [&] { return torch.forward(torch_x, {}, {}, true); }) / seconds;
+    cache.clear();
+    const auto ours = llama()(x, cache);
+    state.counters["peer_difference"] = std::max(peer_difference(torch.forward(torch_x, {}, {}), ours),
+                                                 peer_difference(torch.forward(torch_x, {}, {}, true), ours));
 #endif
 }
 
@@ -247,6 +279,12 @@ void bm_llama_decode(benchmark::State& state) {
     const at::Tensor torch_token = at::from_blob(token.data(), {1, 1, LE}, at::kFloat);
     state.counters["x_torch_sdpa"] =
         torch_seconds(1, [&] { return torch.forward(torch_token, past_k, past_v); }) / ctein_seconds;
+    state.counters["x_torch_eager"] =
+        torch_seconds(1, [&] { return torch.forward(torch_token, past_k, past_v, true); }) / ctein_seconds;
+    const auto ours = llama()(token, cache);
+    cache.truncate(cached);
+    state.counters["peer_difference"] = std::max(peer_difference(torch.forward(torch_token, past_k, past_v), ours),
+                                                 peer_difference(torch.forward(torch_token, past_k, past_v, true), ours));
 #endif
 }
 

@@ -185,9 +185,14 @@ TEST_CASE("gemm: shapes that do not chain are refused", "[gemm]") {
 }
 
 TEST_CASE("gemm_batched: batches and sums of products", "[gemm]") {
-    // C[b, i, j] = sum_s sum_k A[b, s, i, k] B[s, k, j, b]: a batch loop (b) and a summed one (s)
+    // C[b, i, j] = sum_s sum_k A[b, s, i, k] B[s, k, j, b] (+ bias[j], once): a batch loop (b) and a
+    // summed one (s)
     constexpr std::size_t batches = 3, sums = 2, m = 60, n = 70, k = 90; // 2^21 multiply-adds: 2 threads
     const std::size_t threads = GENERATE(1, 2);
+    const bool with_bias = GENERATE(false, true);
+    INFO("threads " << threads << ", bias " << with_bias);
+    std::vector<float> bias(n);
+    for (std::size_t j = 0; j < n; ++j) bias[j] = 0.25f * static_cast<float>(j % 9) - 1.0f;
     std::vector<float> a(batches * sums * m * k), b(sums * k * n * batches), c(batches * m * n, 7.0f);
     std::mt19937 random(7);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
@@ -205,12 +210,12 @@ TEST_CASE("gemm_batched: batches and sums of products", "[gemm]") {
     }};
     ctein::kernels::gemm_batched<float>({a.data(), m, k, k, 1},
                                         {b.data(), k, n, static_cast<std::ptrdiff_t>(n * batches), batches},
-                                        {c.data(), m, n, n, 1}, loops, threads);
+                                        {c.data(), m, n, n, 1}, loops, threads, with_bias ? bias.data() : nullptr);
     std::size_t wrong = 0;
     for (std::size_t bi = 0; bi < batches; ++bi)
         for (std::size_t i = 0; i < m; ++i)
             for (std::size_t j = 0; j < n; ++j) {
-                double exact = 0, bound = 0;
+                double exact = with_bias ? bias[j] : 0.0, bound = with_bias ? std::abs(bias[j]) : 0.0;
                 for (std::size_t s = 0; s < sums; ++s)
                     for (std::size_t kk = 0; kk < k; ++kk) {
                         exact += double(ai(bi, s, i, kk)) * bi_(s, kk, j, bi);
@@ -219,6 +224,37 @@ TEST_CASE("gemm_batched: batches and sums of products", "[gemm]") {
                 if (!(std::abs(c[(bi * m + i) * n + j] - exact) <= 1e-5 * bound)) ++wrong;
             }
     CHECK(wrong == 0);
+}
+
+TEST_CASE("gemm_batched: a bias in the epilogue across column blocks, depth blocks and threads", "[gemm]") {
+    // n over two column blocks and a cut last tile, k over two depth blocks (the bias only once)
+    const auto [m, n, k] = GENERATE(table<std::size_t, std::size_t, std::size_t>({{29, 1000, 300}, {3, 45, 7}}));
+    const std::size_t threads = GENERATE(1, 2);
+    INFO("m " << m << ", n " << n << ", k " << k << ", threads " << threads);
+    const test_matrix<float> a(m, k, layout::row_major, 11), b(k, n, layout::column_major, 12);
+    test_matrix<float> c(m, n, layout::row_major, 13);
+    std::vector<float> bias(n);
+    for (std::size_t j = 0; j < n; ++j) bias[j] = static_cast<float>(j % 13) - 6.0f;
+    ctein::kernels::gemm_batched<float>(a.in(), b.in(), c.m, {}, threads, bias.data());
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) {
+            double exact = bias[j], bound = std::abs(bias[j]);
+            for (std::size_t kk = 0; kk < k; ++kk) {
+                exact += double(a.at(i, kk)) * b.at(kk, j);
+                bound += std::abs(double(a.at(i, kk)) * b.at(kk, j));
+            }
+            if (!(std::abs(c.at(i, j) - exact) <= 1e-5 * bound)) ++wrong;
+        }
+    CHECK(wrong == 0);
+}
+
+TEST_CASE("gemm_batched: a sum of no terms with a bias writes the bias", "[gemm]") {
+    std::vector<float> a(1), b(1), c(6, 3.0f);
+    const std::vector<float> bias{1.0f, -2.0f, 0.5f};
+    ctein::kernels::gemm_batched<float>({a.data(), 2, 0, 0, 1}, {b.data(), 0, 3, 3, 1}, {c.data(), 2, 3, 3, 1}, {},
+                                        1, bias.data());
+    CHECK(c == std::vector<float>{1.0f, -2.0f, 0.5f, 1.0f, -2.0f, 0.5f});
 }
 
 TEST_CASE("gemm_batched: a summed loop of no steps writes zeros", "[gemm]") {

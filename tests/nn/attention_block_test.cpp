@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 namespace {
@@ -229,4 +230,25 @@ TEST_CASE("rotary tables: LLaMA's frequencies, positions from an offset", "[nn]"
     const auto x1 = q(0, 0, 2, 1), x2 = q(0, 0, 2, 5);
     CHECK(std::abs(at_4(0, 0, 2, 1) - (x1 * rope.cos()(6, 1) - x2 * rope.sin()(6, 1))) < 1e-6f);
     CHECK_THROWS_AS(rope.apply(q, 14), ctein::shape_error); // positions 14..16 past the tables
+}
+
+TEST_CASE("rotary at position ids: each batch at its own positions (a left-padded batch)", "[nn]") {
+    ctein::nn::rotary<8> rope(16);
+    ctein::tensor<float, "b h s d", 2, 3, 4, 8> x;
+    deterministic_fill(x, 20);
+    ctein::tensor<std::int64_t, "b s", 2, 4> ids;
+    for (std::int64_t s = 0; s < 4; ++s) {
+        ids(0, s) = s;     // 0, 1, 2, 3
+        ids(1, s) = 5 + s; // 5, 6, 7, 8: as if after 5 earlier tokens
+    }
+    const auto rotated = rope.rotated(x, ids);
+    static_assert(std::is_same_v<std::remove_const_t<decltype(rotated)>, ctein::tensor<float, "b h s d", 2, 3, 4, 8>>);
+    const std::size_t starts[2] = {0, 5};
+    for (std::size_t b = 0; b < 2; ++b) {
+        const auto one = ctein::slice<"b">(x, b, b + 1);
+        const auto expected = ctein::eval(rope.apply(one, starts[b]));
+        CHECK(largest_difference(ctein::eval(ctein::slice<"b">(rotated, b, b + 1)), expected) == 0.0f);
+    }
+    ids(1, 3) = 16; // past the tables
+    CHECK_THROWS_WITH(rope.rotated(x, ids), Catch::StartsWith("Index 16 is out of range for axis s of length 16"));
 }

@@ -111,10 +111,12 @@ void einsum_by_reference(const plan::einsum_plan& actual, const einsum_operands<
 }
 
 /// Computes a two-operand einsum into the contiguous `out` as (batched) GEMMs, on up to
-/// `threads` threads; false (and `out` untouched) when the pattern is not a GEMM.
+/// `threads` threads; false (and `out` untouched) when the pattern is not a GEMM. `last_axis_bias`
+/// (the output's last length of values; none if null) is added in the GEMM's epilogue where the
+/// GEMM's columns are the output's last axis, and `bias_added` says whether it was.
 template <class T>
 bool einsum_by_gemm(const plan::einsum_plan& actual, const einsum_operands<T, 2>& operands, T* out,
-                    std::size_t threads) {
+                    std::size_t threads, const T* last_axis_bias = nullptr, bool* bias_added = nullptr) {
     std::array<std::ptrdiff_t, plan::max_axes> out_strides{};
     std::ptrdiff_t step = 1;
     for (std::size_t k = actual.output_rank; k-- > 0;) {
@@ -129,10 +131,44 @@ bool einsum_by_gemm(const plan::einsum_plan& actual, const einsum_operands<T, 2>
     std::array<kernels::gemm_loop, plan::max_axes> loops{};
     for (std::size_t l = 0; l < g.loop_count; ++l)
         loops[l] = {g.loops[l].length, g.loops[l].a, g.loops[l].b, g.loops[l].c, g.summed[l]};
-    kernels::gemm_batched<T>(
-        {a, g.m.length, g.k.length, g.m.a, g.k.a}, {b, g.k.length, g.n.length, g.k.b, g.n.b},
-        {out, g.m.length, g.n.length, g.m.c, g.n.c}, std::span(loops).first(g.loop_count), threads);
+    // the columns are the output's last axis when they walk it alone, with stride 1
+    const std::size_t last_length = actual.output_rank == 0 ? 1 : actual.output_extents[actual.output_rank - 1];
+    const bool columns_are_last_axis = g.n.c == 1 && g.n.length == last_length;
+    const T* const column_bias = columns_are_last_axis ? last_axis_bias : nullptr;
+    kernels::gemm_batched<T>({a, g.m.length, g.k.length, g.m.a, g.k.a}, {b, g.k.length, g.n.length, g.k.b, g.n.b},
+                             {out, g.m.length, g.n.length, g.m.c, g.n.c}, std::span(loops).first(g.loop_count),
+                             threads, column_bias);
+    if (bias_added) *bias_added = column_bias != nullptr;
     return true;
+}
+
+/// Adds `bias` (the last axis' `length` values) to every row of the contiguous `out` of `size`.
+template <class T>
+void add_last_axis_bias(T* out, std::size_t size, const T* bias, std::size_t length) {
+    for (std::size_t i = 0; i < size; i += length)
+        for (std::size_t j = 0; j < length; ++j) out[i + j] += bias[j];
+}
+
+/// The einsum of strided views computed into the contiguous `out`, of the plan's output extents,
+/// plus `last_axis_bias` (none if null) along the output's last axis: float and double
+/// contractions of two operands that are (batched) GEMMs by the GEMM kernel (the bias in its
+/// epilogue where it can), anything else by the reference kernel.
+template <fixed_string Pattern, class T, class... V>
+void einsum_into(const plan::einsum_plan& actual, T* out, const T* last_axis_bias, const V&... input) {
+    using planned = einsum_planned<Pattern, V...>;
+    const auto operands = einsum_operands_of<T, planned::plan>(actual, input...);
+    std::size_t size = 1;
+    for (std::size_t r = 0; r < actual.output_rank; ++r) size *= actual.output_extents[r];
+    const std::size_t last = actual.output_rank == 0 ? 1 : actual.output_extents[actual.output_rank - 1];
+    if constexpr (sizeof...(V) == 2 && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+        bool bias_added = false;
+        if (einsum_by_gemm<T>(actual, operands, out, thread_count(), last_axis_bias, &bias_added)) {
+            if (last_axis_bias && !bias_added && last != 0) add_last_axis_bias(out, size, last_axis_bias, last);
+            return;
+        }
+    }
+    einsum_by_reference<T>(actual, operands, out);
+    if (last_axis_bias && last != 0) add_last_axis_bias(out, size, last_axis_bias, last);
 }
 
 /// The einsum of strided views into a new tensor: float and double contractions of two operands
@@ -143,11 +179,7 @@ auto einsum_of_views(const V&... input) {
     using planned = einsum_planned<Pattern, V...>;
     const plan::einsum_plan actual = einsum_plan_at_run_time<Pattern, planned::plan>(input...);
     auto out = einsum_result<T, planned::plan>(actual);
-    const auto operands = einsum_operands_of<T, planned::plan>(actual, input...);
-    if constexpr (sizeof...(V) == 2 && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
-        if (einsum_by_gemm<T>(actual, operands, out.data(), thread_count())) return out;
-    }
-    einsum_by_reference<T>(actual, operands, out.data());
+    einsum_into<Pattern>(actual, out.data(), static_cast<const T*>(nullptr), input...);
     return out;
 }
 

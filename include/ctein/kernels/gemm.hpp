@@ -86,6 +86,7 @@ template <class T>
 struct gemm_scratch {
     gemm_buffer<T> b_block;
     gemm_buffer<T> a_panel;
+    gemm_buffer<T> bias_block; // a block's columns of the bias, padded to whole panels
     static gemm_scratch& of_this_thread() {
         thread_local gemm_scratch scratch;
         return scratch;
@@ -100,11 +101,12 @@ void gemm_tile_of_rows(std::size_t rows, std::size_t kc, const T* a, const T* b,
 }
 
 /// `C (+)= A B` for C's rows [m0, m1) and columns [n0, n1): blocks of B packed once each and
-/// met by every panel of A in turn (the loop order of BLIS).
+/// met by every panel of A in turn (the loop order of BLIS). Unless accumulating, `column_bias`
+/// (C's n values; none if null) is added to every row: the sums start from it.
 template <class T, class Tile, class Blocking>
 void gemm_block_range(const strided_matrix<const T>& a, const strided_matrix<const T>& b,
                       const strided_matrix<T>& c, std::size_t m0, std::size_t m1, std::size_t n0,
-                      std::size_t n1, bool accumulate) {
+                      std::size_t n1, bool accumulate, const T* column_bias = nullptr) {
     constexpr std::size_t mr = Tile::rows, nr = Tile::cols;
     const std::size_t depth = a.cols;
     if (depth == 0) {
@@ -112,7 +114,7 @@ void gemm_block_range(const strided_matrix<const T>& a, const strided_matrix<con
             for (std::size_t i = m0; i < m1; ++i)
                 for (std::size_t j = n0; j < n1; ++j)
                     c.data[static_cast<std::ptrdiff_t>(i) * c.row_stride +
-                           static_cast<std::ptrdiff_t>(j) * c.col_stride] = T(0);
+                           static_cast<std::ptrdiff_t>(j) * c.col_stride] = column_bias ? column_bias[j] : T(0);
         return;
     }
     // k in equal blocks of at most Blocking::depth, so that no block is a short remainder
@@ -126,8 +128,13 @@ void gemm_block_range(const strided_matrix<const T>& a, const strided_matrix<con
     gemm_scratch<T>& scratch = gemm_scratch<T>::of_this_thread();
     T* const b_block = scratch.b_block.get(kc_max * nc_max);
     T* const a_panel = scratch.a_panel.get(kc_max * mr + 64 / sizeof(T));
+    T* const bias_block = column_bias && !accumulate ? scratch.bias_block.get(nc_max) : nullptr;
     for (std::size_t jc = n0; jc < n1; jc += nc_max) {
         const std::size_t nc = std::min(nc_max, n1 - jc);
+        if (bias_block) { // the micro-kernel loads whole panels: the last one padded with zeros
+            std::copy(column_bias + jc, column_bias + jc + nc, bias_block);
+            std::fill(bias_block + nc, bias_block + (nc + nr - 1) / nr * nr, T(0));
+        }
         for (std::size_t pc = 0; pc < depth; pc += kc_max) {
             const std::size_t kc = std::min(kc_max, depth - pc);
             const T* const b_at = b.data + static_cast<std::ptrdiff_t>(pc) * b.row_stride;
@@ -144,7 +151,8 @@ void gemm_block_range(const strided_matrix<const T>& a, const strided_matrix<con
                 T* const c_row = c.data + static_cast<std::ptrdiff_t>(ic) * c.row_stride;
                 for (std::size_t jr = 0; jr < nc; jr += nr) {
                     const gemm_tile_target<T> to{c_row + static_cast<std::ptrdiff_t>(jc + jr) * c.col_stride,
-                                                 c.row_stride, c.col_stride, std::min(nr, nc - jr), add};
+                                                 c.row_stride, c.col_stride, std::min(nr, nc - jr), add,
+                                                 add || !bias_block ? nullptr : bias_block + jr};
                     gemm_tile_of_rows<T, Tile>(rows, kc, a_panel, b_block + jr * kc, to,
                                                std::make_index_sequence<mr>{});
                 }
@@ -176,7 +184,8 @@ inline gemm_split split_for_threads(std::size_t products, std::size_t m_tiles, s
 /// cut into pieces when they alone would leave threads idle; a piece runs its sums in order.
 template <class T, class Tile = gemm_tile<T>, class Blocking = gemm_blocking<T>>
 void gemm_looped(const strided_matrix<const T>& a, const strided_matrix<const T>& b,
-                 const strided_matrix<T>& c, std::span<const gemm_loop> loops, std::size_t threads) {
+                 const strided_matrix<T>& c, std::span<const gemm_loop> loops, std::size_t threads,
+                 const T* column_bias = nullptr) {
     constexpr std::size_t mr = Tile::rows, nr = Tile::cols;
     const std::size_t m = c.rows, n = c.cols, k = a.cols;
     std::size_t products = 1, sums = 1;
@@ -218,7 +227,7 @@ void gemm_looped(const strided_matrix<const T>& a, const strided_matrix<const T>
             if (no_terms) a_at.cols = 0;
             strided_matrix<T> c_at = c;
             c_at.data += batch[2];
-            gemm_block_range<T, Tile, Blocking>(a_at, b_at, c_at, m0, m1, n0, n1, s > 0);
+            gemm_block_range<T, Tile, Blocking>(a_at, b_at, c_at, m0, m1, n0, n1, s > 0, column_bias);
         }
     });
 }
@@ -248,14 +257,17 @@ void gemm(const strided_matrix<const T>& a, const strided_matrix<const T>& b, co
 ///     const kernels::gemm_loop heads{12, 128 * 64, 128 * 64, 128 * 128};
 ///     kernels::gemm_batched<float>({q, 128, 64, 64, 1}, {k, 64, 128, 1, 64}, {s, 128, 128, 128, 1},
 ///                                  std::span(&heads, 1));
+///
+/// `column_bias`, when given, holds C's n values, added to every row of every product (once, not
+/// per summed term): nn.Linear's bias in the GEMM's epilogue rather than a pass of its own.
 template <class T>
 void gemm_batched(const strided_matrix<const T>& a, const strided_matrix<const T>& b,
                   const strided_matrix<T>& c, std::span<const gemm_loop> loops,
-                  std::size_t threads =
-                      ctein::thread_count()) requires std::is_same_v<T, float> || std::is_same_v<T, double> {
+                  std::size_t threads = ctein::thread_count(),
+                  const T* column_bias = nullptr) requires std::is_same_v<T, float> || std::is_same_v<T, double> {
     if (a.rows != c.rows || b.cols != c.cols || a.cols != b.rows)
         throw std::invalid_argument("ctein::kernels::gemm_batched: the matrices' shapes do not chain");
-    detail::gemm_looped<T>(a, b, c, loops, threads);
+    detail::gemm_looped<T>(a, b, c, loops, threads, column_bias);
 }
 
 } // namespace ctein::kernels

@@ -47,7 +47,8 @@ struct gemm_tile {
 };
 
 /// Where a tile of C goes: its first element, its strides, how many of its columns exist (the
-/// last tile of a row may be cut), and whether the product is added to C or overwrites it.
+/// last tile of a row may be cut), whether the product is added to C or overwrites it, and a
+/// bias per column to start the sums from (Tile::cols values, aligned to a batch; none if null).
 template <class T>
 struct gemm_tile_target {
     T* c;
@@ -55,6 +56,7 @@ struct gemm_tile_target {
     std::ptrdiff_t col_stride;
     std::size_t cols;
     bool accumulate;
+    const T* column_bias = nullptr;
 };
 
 /// `C[0, Rows) x [0, cols) (+)= A_panel * B_panel` over `kc` steps of k: `a[k * Tile::rows + i]`
@@ -76,7 +78,8 @@ void gemm_micro_kernel(std::size_t kc, const T* a, const T* b, const gemm_tile_t
         __builtin_prefetch(row, 1);
         __builtin_prefetch(row + last, 1);
 #pragma GCC unroll 4
-        for (std::size_t j = 0; j < v; ++j) acc[i][j] = batch(T(0));
+        for (std::size_t j = 0; j < v; ++j)
+            acc[i][j] = to.column_bias ? batch::load_aligned(to.column_bias + j * w) : batch(T(0)); // the epilogue's bias, for free
     }
 #pragma GCC unroll 4
     for (std::size_t k = 0; k < kc; ++k) {

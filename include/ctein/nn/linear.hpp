@@ -1,6 +1,6 @@
 // linear: PyTorch's nn.Linear, y = x Wᵀ + b, with its weight layout [out, in], on the packed GEMM
-// (ctein::einsum), the bias added by name in one element-wise pass. The first layer of nn/, the
-// attention blocks built from ctein's public pieces.
+// (ctein::einsum's), the bias added in the GEMM's epilogue: the sums start from it. The first layer
+// of nn/, the attention blocks built from ctein's public pieces.
 #pragma once
 
 #include "../core/diagnose.hpp"
@@ -91,20 +91,32 @@ public:
             ctein::detail::report<check::error>();
             return ctein::detail::failed_operation{};
         } else {
-            using E = decltype(detail::last_replaced<V, Out>(std::make_index_sequence<V::rank()>{}));
-            const auto product = eval(einsum<"... i, o i -> ... o">(named<"">(x), named<"">(weight_)));
-            tensor_of<float, detail::renamed_last_v<V, Name>, E> y(E::from_all(product.extents().values()),
-                                                                   uninitialized);
-            if constexpr (Bias) {
-                assign(named<"">(y), named<"">(product) + named<"">(bias_)); // bias broadcast from the right
-            } else {
-                assign(named<"">(y), named<"">(product));
-            }
-            return y;
+            // a view the GEMM can read (a grouped one, such as a repeat, copied first)
+            const auto readable = ctein::detail::strided_or_copy(x);
+            return project<V>(named<"">(readable));
         }
     }
 
 private:
+    static constexpr fixed_string pattern = "... i, o i -> ... o";
+
+    /// x Wᵀ (x: an unnamed view of the input, whose names `Named` has) into a new tensor named like
+    /// the input, the bias added in the GEMM's epilogue.
+    template <class Named, class V>
+    auto project(const V& x) const {
+        using E = decltype(detail::last_replaced<V, Out>(std::make_index_sequence<V::rank()>{}));
+        const auto weight = named<"">(weight_);
+        using planned = ctein::detail::einsum_planned<pattern, V, decltype(weight)>;
+        const plan::einsum_plan actual = ctein::detail::einsum_plan_at_run_time<pattern, planned::plan>(x, weight);
+        std::array<std::size_t, V::rank()> lengths{};
+        for (std::size_t r = 0; r < V::rank(); ++r) lengths[r] = actual.output_extents[r];
+        tensor_of<float, detail::renamed_last_v<Named, Name>, E> y(E::from_all(lengths), uninitialized);
+        const float* bias = nullptr;
+        if constexpr (Bias) bias = bias_.data();
+        ctein::detail::einsum_into<pattern>(actual, y.data(), bias, x, weight);
+        return y;
+    }
+
     weight_type weight_;
     [[no_unique_address]] bias_type bias_;
 };

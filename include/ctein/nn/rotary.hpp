@@ -7,11 +7,13 @@
 #include "../core/error.hpp"
 #include "../elementwise/concat.hpp"
 #include "../elementwise/operations.hpp"
+#include "../expr/eval.hpp"
 #include "../expr/slice.hpp"
 #include "../expr/tensor.hpp"
 
 #include <cmath>
 #include <cstddef>
+#include <type_traits>
 
 namespace ctein::nn {
 
@@ -62,6 +64,38 @@ public:
         const auto cos = slice<"s">(cos_, start, start + tokens);
         const auto sin = slice<"s">(sin_, start, start + tokens);
         return x * cos + rotate_half<"d">(x) * sin;
+    }
+
+    /// x "b h s d" rotated at each batch's own positions, `position_ids` [B, T] of integers (named
+    /// "b s" or unnamed: Hugging Face's position_ids, a left-padded batch's positions), into a new
+    /// tensor: the tables' rows gathered as [B, 1, T, D] and met by name. A position past the tables
+    /// or below 0 throws ctein::shape_error; so does a [B, T] that is not x's batch and tokens.
+    template <viewable X, viewable P>
+    auto rotated(const X& x, const P& position_ids) const {
+        const auto ids = named<"b s">(position_ids);
+        using id_type = typename view_of<decltype(ids)>::value_type;
+        static_assert(std::is_integral_v<id_type>, "ctein::nn::rotary: position ids are integers");
+        const auto xv = as_view(x);
+        const std::size_t batch = ids.extent(0), tokens = ids.extent(1);
+        if (batch != xv.extent(0) || tokens != xv.extent(token_axis<X>()))
+            throw_error(make_error(errc::length_mismatch).with_number(batch * tokens).with_number(xv.extent(0) * xv.extent(token_axis<X>())),
+                        " while rotating: position ids [B, T] against x's batch and tokens");
+        tensor<float, "b 1 s d", dyn, 1, dyn, D> cos(batch, tokens), sin(batch, tokens);
+        for (std::size_t b = 0; b < batch; ++b)
+            for (std::size_t s = 0; s < tokens; ++s) {
+                const auto position = ids(b, s);
+                if (position < 0 || static_cast<std::size_t>(position) >= max_positions())
+                    throw_error(make_error(errc::index_out_of_range)
+                                    .with_number(static_cast<std::size_t>(position))
+                                    .with_text("s")
+                                    .with_number(max_positions()),
+                                " while rotating at position ids");
+                for (std::size_t i = 0; i < D; ++i) {
+                    cos(b, 0, s, i) = cos_(static_cast<std::size_t>(position), i);
+                    sin(b, 0, s, i) = sin_(static_cast<std::size_t>(position), i);
+                }
+            }
+        return eval(x * cos + rotate_half<"d">(x) * sin);
     }
 
 private:
