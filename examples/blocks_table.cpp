@@ -4,8 +4,10 @@
 // (measured in the same run, on the same threads), speed-up over the loops, and the check.
 // `--small` runs small sizes (the sanitizer build, where timing means nothing).
 #include <ctein/ctein.hpp>
+#include <ctein/kernels/attention_instances.hpp> // the kernel compiled once, not in each example
 #include <ctein/nn.hpp>
 
+#include "difference.hpp"
 #include "fma_peak.hpp"
 #include "timing.hpp"
 
@@ -155,22 +157,16 @@ struct row_printer {
     template <class Ctein, class Loops>
     void operator()(const char* variant, const std::string& shapes, double flops, bool decode, Ctein&& ctein_call,
                     Loops&& loop_call) {
-        const auto out = ctein_call();
-        const std::vector<float> reference = loop_call();
-        float largest = 0.0f, worst = 0.0f;
-        for (std::size_t i = 0; i < reference.size(); ++i) {
-            largest = std::max(largest, std::abs(reference[i]));
-            worst = std::max(worst, std::abs(out.data()[i] - reference[i]));
-        }
-        const bool match = out.size() == reference.size() && worst <= 1e-4f * largest + 1e-5f;
-        all_match &= match;
+        const examples::difference check = examples::difference_of(ctein_call(), loop_call());
+        all_match &= check.close;
         const double seconds = ctein::bench::fastest_seconds([&] { static_cast<void>(ctein_call()); }, 5);
         const double loop_seconds = ctein::bench::fastest_seconds([&] { static_cast<void>(loop_call()); }, 1);
         const double gflops = flops / seconds * 1e-9;
         char share[16] = "-";
         if (!decode) std::snprintf(share, sizeof share, "%.0f %%", 100.0 * gflops / peak);
         std::printf("%-36s %-28s %9.2f %8.1f %7s %8.0fx  %s (%.1e of %.2g)\n", variant, shapes.c_str(), seconds * 1e3,
-                    gflops, share, loop_seconds / seconds, match ? "matches" : "DIFFERS", worst, largest);
+                    gflops, share, loop_seconds / seconds, check.close ? "matches" : "DIFFERS",
+                    check.largest_difference, check.largest_value);
     }
 };
 

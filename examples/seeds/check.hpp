@@ -3,10 +3,10 @@
 #pragma once
 
 #include <ctein/ctein.hpp>
+#include <ctein/kernels/attention_instances.hpp> // the kernel compiled once, not in each example
 
-#include <algorithm>
-#include <cmath>
-#include <cstddef>
+#include "../difference.hpp"
+
 #include <cstdio>
 #include <string>
 
@@ -18,18 +18,14 @@ inline std::string data_dir(int argc, char** argv, const std::string& kind) {
 }
 
 /// Prints `what`, the output's shape and its largest difference from PyTorch's; true when every
-/// element is within 1e-4 * max|reference| + 1e-5.
+/// element is within the tolerance (../difference.hpp).
 template <class A, class R>
 bool compare(const char* what, const A& actual, const R& reference) {
-    float largest = 0.0f, worst = 0.0f;
-    for (std::size_t i = 0; i < reference.size(); ++i) {
-        largest = std::max(largest, std::abs(reference.data()[i]));
-        worst = std::max(worst, std::abs(actual.data()[i] - reference.data()[i]));
-    }
-    const bool close = actual.size() == reference.size() && worst <= 1e-4f * largest + 1e-5f;
+    const examples::difference d = examples::difference_of(actual, reference);
     std::printf("%-34s %-28s largest difference from PyTorch %.1e (of %.2g): %s\n", what,
-                ctein::describe(actual).c_str(), worst, largest, close ? "matches" : "DIFFERS");
-    return close;
+                ctein::describe(actual).c_str(), d.largest_difference, d.largest_value,
+                d.close ? "matches" : "DIFFERS");
+    return d.close;
 }
 
 } // namespace seeds

@@ -5,11 +5,9 @@
 
 #include "../core/diagnose.hpp"
 #include "../core/error.hpp"
-#include "../elementwise/evaluate.hpp"
-#include "../elementwise/operations.hpp"
 #include "../expr/as_view.hpp"
+#include "../expr/operation.hpp"
 #include "../expr/einsum.hpp"
-#include "../expr/eval.hpp"
 #include "../expr/tensor.hpp"
 
 #include <cstddef>

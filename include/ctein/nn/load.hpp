@@ -7,6 +7,7 @@
 #include "../expr/eval.hpp"
 #include "../expr/rearrange.hpp"
 #include "../expr/tensor.hpp"
+#include "../io/npy.hpp" // ctein::file_error, ctein::npy_directory
 #include "attention_block.hpp"
 #include "fused_attention_block.hpp"
 #include "linear.hpp"
