@@ -389,6 +389,136 @@ TEST_CASE("attention stays finite and right with logits of +-1e4", "[attention]"
     }
 }
 
+namespace {
+
+// (Not `nan`: test cases live outside the anonymous namespace, where ::nan is the C function.)
+constexpr float not_a_number = std::numeric_limits<float>::quiet_NaN();
+
+/// Whether every output (and weight) of row (b, h, i) is NaN.
+bool row_is_nan(const call& c, std::size_t b, std::size_t h, std::size_t i) {
+    for (std::size_t d = 0; d < c.sh.head_size; ++d)
+        if (!std::isnan(c.out_at(b, h, i, d))) return false;
+    if (c.p.weights)
+        for (std::size_t j = 0; j < c.sh.keys; ++j)
+            if (!std::isnan(c.weight_at(b, h, i, j))) return false;
+    return true;
+}
+
+/// Whether row (b, h, i) is within tolerance of the reference (as worst_error measures).
+bool row_matches(const call& c, const ctein::testing::naive_attention_result& ref, std::size_t b,
+                 std::size_t h, std::size_t i) {
+    double top = 0.0;
+    for (std::size_t d = 0; d < c.sh.head_size; ++d) top = std::max(top, std::abs(ref.out_at(b, h, i, d)));
+    for (std::size_t d = 0; d < c.sh.head_size; ++d)
+        if (!(std::abs(c.out_at(b, h, i, d) - ref.out_at(b, h, i, d)) <= 1e-4 * top + 1e-6)) return false;
+    return true;
+}
+
+/// Where feature d of token t of head h, batch b, sits in an operand placed with strides `st`.
+std::size_t element(const ctein::kernels::token_strides& st, std::size_t b, std::size_t h, std::size_t t,
+                    std::size_t d) {
+    return b * st.batch + h * st.head + t * st.token + d;
+}
+
+} // namespace
+
+TEST_CASE("attention carries a NaN or an infinity to every row that reads it, never zeros", "[attention]") {
+    // Causal with the keys' end aligned to the last query, so query i sees keys up to
+    // Tk - Tq + i. One poisoned key, Tk - Tq + 1: rows i >= 1 of batch 0's first key/value head
+    // read it and must be NaN (IEEE arithmetic, and PyTorch's result); row 0 cannot see it and
+    // every row of batch 1 reads other data, so they match the reference. Before the fix the
+    // poisoned rows came out as zeros, like fully masked ones. Prefill (online and weights) and
+    // decode (Tq 2 over several 512-key chunks, on 1 and 2 threads); NaN in k, q, v (whose NaN
+    // reaches only its own feature), +inf in k where the query's feature is positive
+    // (inf - inf), and a NaN or infinite scale.
+    struct path {
+        std::size_t queries, keys;
+        bool weights;
+        std::size_t threads;
+    };
+    enum class poison { k_nan, k_inf, v_nan, q_nan, scale_nan, scale_inf };
+    for (const path& run : {path{9, 70, false, 1}, path{9, 70, true, 1}, path{2, 1100, false, 1},
+                            path{2, 1100, false, 2}}) {
+        for (poison what : {poison::k_nan, poison::k_inf, poison::v_nan, poison::q_nan, poison::scale_nan,
+                            poison::scale_inf}) {
+            call c({2, 2, 1, run.queries, run.keys, 64}, false);
+            c.p.causal = true;
+            c.p.causal_offset = static_cast<std::ptrdiff_t>(run.keys - run.queries);
+            c.p.threads = run.threads;
+            if (run.weights) c.want_weights();
+            const std::size_t key = run.keys - run.queries + 1;
+            switch (what) {
+            case poison::k_nan:
+                c.k[element(c.p.k_strides, 0, 0, key, 5)] = not_a_number;
+                break;
+            case poison::k_inf:
+                for (std::size_t h = 0; h < 2; ++h)
+                    for (std::size_t i = 0; i < run.queries; ++i) c.q[element(c.p.q_strides, 0, h, i, 0)] = 0.5f;
+                c.k[element(c.p.k_strides, 0, 0, key, 0)] = inf;
+                break;
+            case poison::v_nan:
+                c.v[element(c.p.v_strides, 0, 0, key, 7)] = not_a_number;
+                break;
+            case poison::q_nan:
+                for (std::size_t h = 0; h < 2; ++h)
+                    for (std::size_t i = 1; i < run.queries; ++i) c.q[element(c.p.q_strides, 0, h, i, 3)] = not_a_number;
+                break;
+            case poison::scale_nan:
+                c.p.scale = not_a_number;
+                break;
+            case poison::scale_inf:
+                c.p.scale = inf;
+                break;
+            }
+            ctein::kernels::attention(c.p);
+            const auto ref = ctein::testing::naive_attention(c.p);
+            const bool everywhere = what == poison::scale_nan || what == poison::scale_inf;
+            INFO("Tq " << run.queries << ", Tk " << run.keys << (run.weights ? ", weights" : "") << ", threads "
+                       << run.threads << ", poison " << static_cast<int>(what));
+            for (std::size_t b = 0; b < 2; ++b)
+                for (std::size_t h = 0; h < 2; ++h)
+                    for (std::size_t i = 0; i < run.queries; ++i) {
+                        INFO("b" << b << " h" << h << " i" << i);
+                        if (what == poison::v_nan && b == 0) {
+                            // Only feature 7 of the rows that read the key; row 0 multiplies
+                            // that value row by a weight of 0 (0 x NaN is NaN), as PyTorch's
+                            // P·V does, so it is left unchecked.
+                            if (i >= 1) CHECK(std::isnan(c.out_at(b, h, i, 7)));
+                        } else if (everywhere || (b == 0 && i >= 1)) {
+                            CHECK(row_is_nan(c, b, h, i));
+                        } else {
+                            CHECK(row_matches(c, ref, b, h, i));
+                        }
+                    }
+        }
+    }
+}
+
+TEST_CASE("attention leaves out keys a mask hides, whatever they hold", "[attention]") {
+    // Keys hidden by a boolean or an additive (-inf) mask hold NaN or inf in k: the rows stay as
+    // the reference gives them, and a row whose keys are all hidden stays zeros.
+    for (bool additive : {false, true}) {
+        call c({1, 1, 1, 6, 70, 64}, false);
+        const std::array<std::ptrdiff_t, 4> strides{0, 0, 70, 1};
+        const auto hidden = [](std::size_t i, std::size_t j) { return i == 0 || j % 5 == 0; };
+        if (additive) {
+            c.additive.resize(6 * 70);
+            for (std::size_t e = 0; e < c.additive.size(); ++e) c.additive[e] = hidden(e / 70, e % 70) ? -inf : 0.0f;
+            c.p.mask = {c.additive.data(), mask_kind::additive, strides};
+        } else {
+            c.flags = std::make_unique<bool[]>(6 * 70);
+            for (std::size_t e = 0; e < 6 * 70; ++e) c.flags[e] = hidden(e / 70, e % 70);
+            c.p.mask = {c.flags.get(), mask_kind::ignore, strides};
+        }
+        for (std::size_t j = 0; j < 70; j += 5) c.k[element(c.p.k_strides, 0, 0, j, j % 64)] = j % 2 ? inf : not_a_number;
+        ctein::kernels::attention(c.p);
+        const auto ref = ctein::testing::naive_attention(c.p);
+        INFO((additive ? "additive" : "boolean") << " mask");
+        CHECK(row_is_zero(c, 0, 0, 0));
+        for (std::size_t i = 1; i < 6; ++i) CHECK(row_matches(c, ref, 0, 0, i));
+    }
+}
+
 TEST_CASE("attention results do not depend on the thread count", "[attention]") {
     struct run {
         shape sh;

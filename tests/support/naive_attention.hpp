@@ -74,7 +74,8 @@ inline naive_key naive_mask(const kernels::attention_problem& p, std::size_t b, 
 
 /// out = softmax(q·kᵀ·scale + masks)·v per row, with weight (b, h, i, j) kept when its Philox
 /// draw reaches the dropout probability and then scaled by 1 / (1 - p); a row whose keys are all
-/// masked gives zeros. p.out and p.weights are not touched.
+/// masked gives zeros, and a NaN or infinite score NaN (std::max skips NaN, the sum does not).
+/// p.out and p.weights are not touched.
 ///
 ///     const auto ref = ctein::testing::naive_attention(problem);
 ///     double x = ref.out_at(0, 0, 3, 1);
@@ -97,9 +98,11 @@ inline naive_attention_result naive_attention(const kernels::attention_problem& 
                                  static_cast<std::ptrdiff_t>(h) * p.q_strides.head +
                                  static_cast<std::ptrdiff_t>(i) * p.q_strides.token;
                 double top = -std::numeric_limits<double>::infinity();
+                bool any_kept = false;
                 for (std::size_t j = 0; j < p.keys; ++j) {
                     keys[j] = naive_mask(p, b, h, i, j);
                     if (!keys[j].kept) continue;
+                    any_kept = true;
                     const float* k = p.k + static_cast<std::ptrdiff_t>(b) * p.k_strides.batch +
                                      static_cast<std::ptrdiff_t>(kh) * p.k_strides.head +
                                      static_cast<std::ptrdiff_t>(j) * p.k_strides.token;
@@ -108,7 +111,7 @@ inline naive_attention_result naive_attention(const kernels::attention_problem& 
                     score[j] = dot * p.scale + keys[j].added;
                     top = std::max(top, score[j]);
                 }
-                if (top == -std::numeric_limits<double>::infinity()) continue; // fully masked: zeros
+                if (!any_kept) continue; // fully masked: zeros (NaN scores give NaN below)
                 double sum = 0.0;
                 for (std::size_t j = 0; j < p.keys; ++j)
                     if (keys[j].kept) sum += std::exp(score[j] - top);

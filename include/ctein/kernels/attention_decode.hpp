@@ -119,20 +119,25 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
 }
 
 /// Combines the chunks' partial states of one row (`stride` floats apart): sums and outputs
-/// scaled to the largest max, in chunk order.
+/// scaled to the largest max, in chunk order. A chunk whose sum is 0 saw no key and holds
+/// nothing; a NaN sum (a NaN or infinite input) makes the row NaN, as normaliser does.
 inline void merge_row(const attention_problem& p, const float* state, std::size_t stride, std::size_t chunks,
                       float* out) noexcept {
-    // The largest reference of the chunks that saw a key (the others hold nothing).
+    const auto seen = [&](std::size_t c) { return state[c * stride + 1] != 0.0f; };
     float top = -std::numeric_limits<float>::infinity();
     for (std::size_t c = 0; c < chunks; ++c)
-        if (state[c * stride + 1] > 0.0f) top = std::max(top, state[c * stride]);
+        if (seen(c)) top = std::max(top, state[c * stride]);
     float sum = 0.0f;
     for (std::size_t c = 0; c < chunks; ++c)
-        if (state[c * stride + 1] > 0.0f) sum += state[c * stride + 1] * std::exp2(state[c * stride] - top);
+        if (seen(c)) sum += state[c * stride + 1] * std::exp2(state[c * stride] - top);
     std::fill(out, out + p.head_size, 0.0f);
-    if (!(sum > 0.0f)) return;
+    if (sum == 0.0f) return;
+    if (!std::isfinite(sum)) {
+        std::fill(out, out + p.head_size, std::numeric_limits<float>::quiet_NaN());
+        return;
+    }
     for (std::size_t c = 0; c < chunks; ++c) {
-        if (!(state[c * stride + 1] > 0.0f)) continue;
+        if (!seen(c)) continue;
         const float factor = std::exp2(state[c * stride] - top) / sum;
         const float* partial = state + c * stride + 2;
         for (std::size_t k = 0; k < p.head_size; ++k) out[k] += factor * partial[k];

@@ -168,13 +168,12 @@ inline tile_keys tile_ends(const row_set& s, std::size_t first) noexcept {
     return {*lo, *hi};
 }
 
-/// Writes the outputs of the real rows of the tile at `first`: accumulators over sums (0 for a
-/// row that saw no key).
+/// Writes the outputs of the real rows of the tile at `first`: accumulators over sums (see
+/// normaliser).
 inline void finish_tile(const attention_problem& p, const row_set& s, std::size_t first) noexcept {
     for (std::size_t r = first; r < first + tile_rows; ++r) {
         if (!s.real(r)) continue;
-        const float sum = row_sum(s, r);
-        write_out_row(p, s, r, sum > 0.0f ? 1.0f / sum : 0.0f);
+        write_out_row(p, s, r, normaliser(row_sum(s, r)));
     }
 }
 
@@ -259,7 +258,7 @@ void prefill_piece(const attention_problem& p, const packed_operands& ops, std::
     prefill_pass<D, step_mode::weights>(p, ops, s, kh);
     for (std::size_t r = 0; r < s.count; ++r) {
         if (!s.real(r)) continue;
-        const float sum = row_sum(s, r), factor = sum > 0.0f ? 1.0f / sum : 0.0f;
+        const float factor = normaliser(row_sum(s, r));
         const weights_row w = weights_of(p, s, r);
         for (std::size_t j = 0; j < p.keys; ++j) w.at(j) *= factor;
         write_out_row(p, s, r, factor);

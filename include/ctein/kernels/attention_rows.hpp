@@ -8,8 +8,10 @@
 #include <xsimd/xsimd.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -51,9 +53,10 @@ inline constexpr float unseen_threshold = -0.5e30f;
 inline std::ptrdiff_t key_end(const attention_problem& p, std::size_t b, std::size_t i) noexcept {
     auto end = static_cast<std::ptrdiff_t>(p.keys);
     if (p.key_lengths) end = std::min<std::ptrdiff_t>(end, std::max<std::int64_t>(p.key_lengths[b], 0));
-    if (p.causal)
-        end =
-            std::min(end, std::max<std::ptrdiff_t>(static_cast<std::ptrdiff_t>(i) + p.causal_offset + 1, 0));
+    // Compared before it is added, so that no offset (PTRDIFF_MAX included) overflows.
+    const auto query = static_cast<std::ptrdiff_t>(i);
+    if (p.causal && p.causal_offset < end - query - 1)
+        end = std::max<std::ptrdiff_t>(query + p.causal_offset + 1, 0);
     return end;
 }
 
@@ -208,6 +211,15 @@ inline float* out_row(const attention_problem& p, const row_set& s, std::size_t 
     return p.out + static_cast<std::ptrdiff_t>(s.batch_index) * p.out_strides.batch +
            static_cast<std::ptrdiff_t>(s.head[r]) * p.out_strides.head +
            static_cast<std::ptrdiff_t>(s.query[r]) * p.out_strides.token;
+}
+
+/// The factor that normalises a row whose weights sum to `sum`: 0 for a row that saw no key
+/// (every key masked: zeros by design), and NaN for a NaN sum, so that a NaN or an infinity in
+/// q, k, v or the scale reaches the output as IEEE arithmetic (and PyTorch) would carry it.
+/// (An infinite sum only follows an infinite score, whose inf - inf made a NaN weight.)
+inline float normaliser(float sum) noexcept {
+    if (sum == 0.0f) return 0.0f;
+    return std::isfinite(sum) ? 1.0f / sum : std::numeric_limits<float>::quiet_NaN();
 }
 
 /// Writes `factor` times row r's accumulator to the output (factor 0 writes zeros, also over

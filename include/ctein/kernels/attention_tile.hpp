@@ -314,10 +314,13 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
     }
 
     if (b.bias) {
+        // A key the mask leaves out takes the masked score whatever its own is, so that a NaN
+        // or an infinity in it cannot reach the row (as the causal and length limits below).
         const float* const bias = s.bias;
         unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
             unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
-                sc[r][c] += batch::load_aligned(bias + r * block_keys + c * lanes);
+                const batch add = batch::load_aligned(bias + r * block_keys + c * lanes);
+                sc[r][c] = xsimd::select(add == batch(masked_score), add, sc[r][c] + add);
             });
         });
     }
