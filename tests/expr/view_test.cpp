@@ -5,6 +5,7 @@
 #include <array>
 #include <numeric>
 #include <type_traits>
+#include <vector>
 
 using namespace ctein;
 
@@ -78,4 +79,29 @@ TEST_CASE("adapt checks what it can of its contract: null with elements, sizes t
         Catch::StartsWith("The buffer of shape (4294967296, 4294967296, 2) does not fit in memory: "
                           "its size overflows at dimension 1"));
     CHECK(ctein::adapt<"s d", dyn, 3>(buffer, 2).size() == 6);
+}
+
+TEST_CASE("adapt over a range checks its length, and any buffer its alignment", "[view]") {
+    using ctein::dyn;
+    std::vector<float> keys(5 * 4);
+    const auto k = ctein::adapt<"s d", dyn, 4>(keys, 5);
+    STATIC_REQUIRE(std::is_same_v<decltype(k), const ctein::view<float, "s d", ctein::extents<dyn, 4>>>);
+    CHECK(k.data() == keys.data());
+    CHECK_THROWS_AS((ctein::adapt<"s d", dyn, 4>(keys, 6)), ctein::argument_error);
+    CHECK_THROWS_WITH((ctein::adapt<"s d", dyn, 4>(keys, 6)),
+                      Catch::StartsWith("ctein::adapt: a buffer of 20 elements for a view of shape (6, 4), "
+                                        "which needs 24"));
+    const std::array<int, 6> fixed{};
+    CHECK(ctein::adapt<"", 2, 3>(fixed).size() == 6);
+    CHECK_THROWS_AS((ctein::adapt<"", 2, 4>(fixed)), ctein::argument_error);
+    std::vector<float> empty;
+    CHECK(ctein::adapt<"s d", dyn, 4>(empty, 0).size() == 0);
+    // One byte past a float's alignment: a misaligned load, undefined, if it were read.
+    alignas(4) unsigned char bytes[64] = {};
+    auto* misaligned = reinterpret_cast<float*>(bytes + 1);
+    CHECK_THROWS_AS((ctein::adapt<"s d", dyn, 4>(misaligned, 2)), ctein::argument_error);
+    CHECK_THROWS_WITH((ctein::adapt<"s d", dyn, 4>(misaligned, 2)),
+                      Catch::StartsWith("ctein::adapt: address 0x") &&
+                          Catch::Contains("is not aligned for its element type (a multiple of 4)"));
+    CHECK_NOTHROW(ctein::adapt<"s d", dyn, 4>(reinterpret_cast<float*>(bytes), 2));
 }

@@ -133,7 +133,9 @@ namespace ctein {
       "A tensor of shape {} does not fit in memory: its size overflows at axis {} (dimension {})")           \
     X(operand_size_overflow,                                                                                 \
       "The {} of shape {} does not fit in memory: its size overflows at dimension {}")                       \
-    X(adapt_null, "ctein::adapt: a null pointer for a buffer of {} elements")
+    X(adapt_null, "ctein::adapt: a null pointer for a buffer of {} elements")                                 \
+    X(adapt_short, "ctein::adapt: a buffer of {} elements for a view of shape {}, which needs {}")            \
+    X(adapt_misaligned, "ctein::adapt: address {} is not aligned for its element type (a multiple of {})")
 
 /// What went wrong; `none` means nothing did.
 enum class errc : unsigned char {
@@ -336,6 +338,8 @@ class argument_error : public error {
         throw shape_error(d.code, std::move(message), std::move(context));
     case errc::dropout_probability:
     case errc::adapt_null:
+    case errc::adapt_short:
+    case errc::adapt_misaligned:
         throw argument_error(d.code, std::move(message), std::move(context));
     default:
         throw pattern_error(d.code, std::move(message), std::move(context));

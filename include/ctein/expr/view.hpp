@@ -12,6 +12,9 @@
 
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <ranges>
 #include <type_traits>
 
 namespace ctein {
@@ -79,19 +82,11 @@ private:
     mapping_type mapping_{};
 };
 
-/// A contiguous view of a buffer the caller owns: `E...` are the extents (constants or
-/// `ctein::dyn`), the dynamic ones given after the pointer, in order.
-///
-///     std::vector<float> keys(tokens * 64);
-///     auto k = ctein::adapt<"s d", ctein::dyn, 64>(keys.data(), tokens);
-///
-/// The caller's contract: `data` points to at least the product of the extents elements of T,
-/// aligned for T, alive while the view is used. ctein checks what it can: a null pointer with
-/// elements (a ctein::argument_error), and extents whose product does not fit in memory (the
-/// `ctein::dyn` marker given as a length among them; a ctein::shape_error).
-template <fixed_string Names, std::size_t... E, class T, std::integral... Lengths>
-constexpr view<T, Names, extents<E...>>
-adapt(T* data, Lengths... dynamic_lengths) requires(sizeof...(Lengths) == extents<E...>::rank_dynamic()) {
+namespace detail {
+/// The extents of an adapted buffer, checked: the `ctein::dyn` marker given as a length, or a
+/// product that does not fit in memory, is a ctein::shape_error.
+template <std::size_t... E, std::integral... Lengths>
+extents<E...> adapted_extents(Lengths... dynamic_lengths) {
     extents<E...> e;
     if constexpr (sizeof...(Lengths) != 0) e = extents<E...>(dynamic_lengths...);
     const auto values = e.values();
@@ -103,8 +98,61 @@ adapt(T* data, Lengths... dynamic_lengths) requires(sizeof...(Lengths) == extent
                         .with_text(shape.view())
                         .with_number(k));
     }
+    return e;
+}
+
+/// A ctein::argument_error for a pointer an adapted view cannot read: null with elements, or
+/// not a multiple of T's alignment (a misaligned load is undefined, and slow where it works).
+template <class T, class E>
+void check_adapted_pointer(const T* data, const E& e) {
     if (data == nullptr && e.size() != 0) throw_error(make_error(errc::adapt_null).with_number(e.size()));
+    const auto address = reinterpret_cast<std::uintptr_t>(data);
+    if (address % alignof(T) != 0) {
+        char hex[2 + 2 * sizeof address + 1];
+        std::snprintf(hex, sizeof hex, "0x%jx", static_cast<std::uintmax_t>(address));
+        throw_error(make_error(errc::adapt_misaligned).with_text(hex).with_number(alignof(T)));
+    }
+}
+} // namespace detail
+
+/// A contiguous view of a buffer the caller owns: `E...` are the extents (constants or
+/// `ctein::dyn`), the dynamic ones given after the buffer, in order. The buffer is a pointer or,
+/// better, a contiguous range (a std::vector, std::array, std::span), whose length is then
+/// checked too.
+///
+///     std::vector<float> keys(tokens * 64);
+///     auto k = ctein::adapt<"s d", ctein::dyn, 64>(keys, tokens);
+///
+/// The caller's contract: the buffer holds at least the product of the extents elements of T,
+/// aligned for T, alive while the view is used. ctein checks what it can, each a
+/// ctein::argument_error: a null pointer with elements, a pointer misaligned for T, a range
+/// shorter than the extents need; and a ctein::shape_error for extents whose product does not
+/// fit in memory (the `ctein::dyn` marker given as a length among them). A bare pointer's
+/// length cannot be checked: prefer a range.
+template <fixed_string Names, std::size_t... E, class T, std::integral... Lengths>
+view<T, Names, extents<E...>>
+adapt(T* data, Lengths... dynamic_lengths) requires(sizeof...(Lengths) == extents<E...>::rank_dynamic()) {
+    const extents<E...> e = detail::adapted_extents<E...>(dynamic_lengths...);
+    detail::check_adapted_pointer(data, e);
     return {data, e};
+}
+
+/// `adapt` over a contiguous range: its size is checked against the extents' product.
+template <fixed_string Names, std::size_t... E, std::ranges::contiguous_range R, std::integral... Lengths>
+auto adapt(R&& buffer, Lengths... dynamic_lengths) requires(
+    std::ranges::sized_range<R> && std::is_lvalue_reference_v<R> &&
+    sizeof...(Lengths) == extents<E...>::rank_dynamic()) {
+    using T = std::remove_reference_t<std::ranges::range_reference_t<R>>;
+    const extents<E...> e = detail::adapted_extents<E...>(dynamic_lengths...);
+    const auto length = static_cast<std::size_t>(std::ranges::size(buffer));
+    if (length < e.size()) {
+        bounded_string<256> shape;
+        append_python_tuple(shape, e.values());
+        throw_error(make_error(errc::adapt_short).with_number(length).with_text(shape.view()).with_number(e.size()));
+    }
+    T* data = std::ranges::data(buffer);
+    detail::check_adapted_pointer(data, e);
+    return view<T, Names, extents<E...>>{data, e};
 }
 
 namespace detail {
