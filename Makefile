@@ -2,19 +2,23 @@
 # configures, builds and runs; the first run takes longer.
 #   make demo   the examples, with their output
 #   make test   the whole suite (g++, Release): unit, einops parity, PyTorch fixtures,
-#               compile-fail (g++ and clang), package; then the unit, fixture and example tests
-#               again, built by clang++ under address+UB sanitizers
+#               compile-fail (g++ and clang), concurrency, package; then the unit, fixture,
+#               concurrency and example tests again, built by clang++ under address+UB
+#               sanitizers, with the fuzz targets' bounded runs; then the concurrency tests
+#               under ThreadSanitizer
 #   make bench  the benchmarks (Release, in build-bench) and the compile-time benchmark
+#   make bench-report  the benchmarks as JSON, then the plots and tables of docs/benchmarks.md
 JOBS ?= 2
 BUILD ?= build
 SANITIZE_BUILD ?= build-sanitize
+THREADS_BUILD ?= build-threads
 BENCH_BUILD ?= build-bench
 
 DEMO_PACKAGES := g++ cmake make xtensor-dev libxsimd-dev libboost-dev nlohmann-json3-dev
-TEST_PACKAGES := $(DEMO_PACKAGES) catch2 clang-14
+TEST_PACKAGES := $(DEMO_PACKAGES) catch2 clang-14 libclang-rt-14-dev
 BENCH_PACKAGES := $(DEMO_PACKAGES) libbenchmark-dev python3
 
-.PHONY: demo test test-sanitize bench clean
+.PHONY: demo test test-sanitize test-threads bench bench-report clean
 
 SEED_EXAMPLES := seed000_mha seed004_cross seed001_fused_qkv gpt2_block seed003_gqa seed002_rope_generation
 DEMO_EXAMPLES := ctein_demo ctein_example_xtensor ctein_example_attention ctein_example_expressions \
@@ -32,6 +36,7 @@ test:
 	cmake --build $(BUILD) -j$(JOBS)
 	ctest --test-dir $(BUILD) -j$(JOBS) --output-on-failure
 	$(MAKE) test-sanitize
+	$(MAKE) test-threads
 
 # Sanitizers at -O0 (three times faster to compile than -O1, and they check the same things),
 # built by clang++: this build is also the proof that clang compiles and runs ctein (the g++
@@ -41,9 +46,19 @@ test:
 test-sanitize:
 	tools/install-packages $(TEST_PACKAGES)
 	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE= "-DCMAKE_CXX_FLAGS=-O0 -g1" \
-	      -DCTEIN_SANITIZE=ON -DCTEIN_BUILD_TESTS=ON -DCTEIN_BUILD_EXAMPLES=ON -DCTEIN_TEST_CLANG=OFF
-	cmake --build $(SANITIZE_BUILD) -j$(JOBS) --target ctein_unit_tests ctein_fixture_tests $(DEMO_EXAMPLES)
-	ctest --test-dir $(SANITIZE_BUILD) -j$(JOBS) -L "unit|fixtures|example" --output-on-failure
+	      -DCTEIN_SANITIZE=ON -DCTEIN_BUILD_TESTS=ON -DCTEIN_BUILD_EXAMPLES=ON -DCTEIN_TEST_CLANG=OFF \
+	      -DCTEIN_BUILD_FUZZERS=ON
+	cmake --build $(SANITIZE_BUILD) -j$(JOBS) --target ctein_unit_tests ctein_fixture_tests ctein_concurrency_tests \
+	      ctein_exit_while_idle ctein_fuzz_explain ctein_fuzz_npy ctein_fuzz_safetensors $(DEMO_EXAMPLES)
+	ctest --test-dir $(SANITIZE_BUILD) -j$(JOBS) -L "unit|fixtures|threads|example|fuzz" --output-on-failure
+
+# ThreadSanitizer, at -O1 (at -O0 it is slow to run): the concurrent callers and the pool's tests.
+test-threads:
+	tools/install-packages $(TEST_PACKAGES)
+	cmake -S . -B $(THREADS_BUILD) -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE= "-DCMAKE_CXX_FLAGS=-O1 -g1" \
+	      -DCTEIN_SANITIZE_THREADS=ON -DCTEIN_BUILD_TESTS=ON -DCTEIN_BUILD_EXAMPLES=OFF -DCTEIN_TEST_CLANG=OFF
+	cmake --build $(THREADS_BUILD) -j$(JOBS) --target ctein_concurrency_tests ctein_exit_while_idle
+	ctest --test-dir $(THREADS_BUILD) -j$(JOBS) -L threads --output-on-failure
 
 bench:
 	tools/install-packages $(BENCH_PACKAGES)
@@ -62,4 +77,4 @@ bench:
 	benchmarks/compile_time/run.sh $(BENCH_BUILD)
 
 clean:
-	rm -rf $(BUILD) $(SANITIZE_BUILD) $(BENCH_BUILD)
+	rm -rf $(BUILD) $(SANITIZE_BUILD) $(THREADS_BUILD) $(BENCH_BUILD)
