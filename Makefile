@@ -76,5 +76,14 @@ bench:
 	python3 benchmarks/attention_table.py $(BENCH_BUILD)/results/*.json
 	benchmarks/compile_time/run.sh $(BENCH_BUILD)
 
+# The benchmark report: the attention and rearrange benchmarks as JSON (their rows print as they
+# finish: several minutes), compile times, then docs/benchmarks/*.png and the tables for
+# docs/benchmarks.md (build-bench/results/report.md). Run nothing else meanwhile.
+bench-report:
+	tools/install-packages $(BENCH_PACKAGES) python3-matplotlib
+	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DCTEIN_BUILD_BENCHMARKS=ON
+	cmake --build $(BENCH_BUILD) -j$(JOBS) --target ctein_bench_rearrange ctein_bench_attention
+	python3 benchmarks/report.py $(BENCH_BUILD)
+
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD) $(THREADS_BUILD) $(BENCH_BUILD)

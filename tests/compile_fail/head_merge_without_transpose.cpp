@@ -10,9 +10,9 @@ int main() {
     ctein::tensor<float, "b s c", 2, 5, 512> x;
     auto q = ctein::rearrange<"b s (h d) -> b h s d">(x, ctein::len<"h", 8>);
 #ifdef CTEIN_COMPILE_FAIL
-    auto y = ctein::rearrange<"b s h d -> b s (h d)">(q);
+    auto bad = ctein::rearrange<"b s h d -> b s (h d)">(q);
 #else
-    auto y = ctein::rearrange<"b h s d -> b s (h d)">(q);
+    auto bad = ctein::rearrange<"b h s d -> b s (h d)">(q);
 #endif
-    return static_cast<int>(y.size() == 0);
+    return static_cast<int>(bad.size() == 0);
 }

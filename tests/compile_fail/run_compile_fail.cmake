@@ -108,3 +108,14 @@ foreach(expectation IN LISTS expectations)
                             "full output:\n${output}")
     endif()
 endforeach()
+
+# MESSAGES (optional): a folder where the error line is kept, as printed (quotes escaped as the
+# compiler escapes them) with the source's directory left out, for docs/errors.md.
+if(DEFINED MESSAGES)
+    list(GET errors 0 printed)
+    string(REPLACE "<semicolon>" ";" printed "${printed}")
+    get_filename_component(directory ${SOURCE} DIRECTORY)
+    string(REPLACE "${directory}/" "" printed "${printed}")
+    get_filename_component(name ${SOURCE} NAME_WE)
+    file(WRITE ${MESSAGES}/${name}.${COMPILER_ID}.txt "${printed}\n")
+endif()

@@ -2,8 +2,16 @@
 # block preceded by `<!-- snippet: path -->` must appear, line by line and in order, in that
 # source file (relative to the repository), which a test compiles and runs. Runs of spaces are
 # compared as one, so that a formatter's alignment of comments does not matter.
-#   cmake -DROOT=<repository> "-DDOCS=README.md,docs/x.md" -P check_snippets.cmake
+# Every ```cpp and ```cmake block must be such a snippet: code a reader copies is code a test
+# compiled. Without DOCS: README.md and every page of docs/.
+#   cmake -DROOT=<repository> ["-DDOCS=README.md,docs/x.md"] -P check_snippets.cmake
 cmake_policy(SET CMP0007 NEW) # list(GET) counts empty lines
+get_filename_component(ROOT "${ROOT}" ABSOLUTE)
+if(NOT DEFINED DOCS)
+    file(GLOB pages RELATIVE ${ROOT} ${ROOT}/docs/*.md)
+    list(SORT pages)
+    set(DOCS README.md ${pages})
+endif()
 string(REPLACE "," ";" DOCS "${DOCS}") # commas: a ';' does not survive add_test's COMMAND
 
 function(normalise line out)
@@ -27,6 +35,7 @@ foreach(doc IN LISTS DOCS)
     read_lines("${ROOT}/${doc}" doc_lines)
     set(source "")
     set(in_block FALSE)
+    set(other_block FALSE) # a block of another language (text, sh): not checked
     set(expected "")
     foreach(line IN LISTS doc_lines)
         if(line MATCHES "^<!-- snippet: ([^ ]+) -->")
@@ -34,6 +43,16 @@ foreach(doc IN LISTS DOCS)
         elseif(source AND NOT in_block AND line MATCHES "^```")
             set(in_block TRUE)
             set(expected "")
+        elseif(NOT in_block AND line MATCHES "^```(cpp|c\\+\\+|cmake)")
+            message(FATAL_ERROR "${doc}: a ```${CMAKE_MATCH_1} block with no <!-- snippet: source --> line before it:\n"
+                                "  give the file of a compiled example or test it is taken from")
+        elseif(NOT in_block AND line MATCHES "^```")
+            set(in_block TRUE)
+            set(other_block TRUE)
+        elseif(other_block AND line MATCHES "^```")
+            set(in_block FALSE)
+            set(other_block FALSE)
+        elseif(other_block)
         elseif(in_block AND line MATCHES "^```")
             # the block's lines, in order, among the source's
             read_lines("${ROOT}/${source}" source_lines)

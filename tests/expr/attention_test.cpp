@@ -215,6 +215,21 @@ TEST_CASE("scale, threads and dropout", "[attention]") {
                       Catch::StartsWith("Dropout probability must be in [0, 1), not -0.5"));
 }
 
+TEST_CASE("an empty sequence: no keys gives zeros, no queries an empty result", "[attention]") {
+    using dynamic = ctein::tensor<float, "b h s d", ctein::dyn, ctein::dyn, ctein::dyn, ctein::dyn>;
+    dynamic q(2, 4, 3, 32), none(2, 4, 0, 32), no_queries(2, 4, 0, 32), k(2, 4, 6, 32);
+    deterministic_fill(q, 1);
+    deterministic_fill(k, 2);
+    const auto o = ctein::attention(q, none, none, ctein::causal);
+    REQUIRE(o.extent(2) == 3);
+    bool zeros = true;
+    for (std::size_t i = 0; i < o.size(); ++i) zeros = zeros && o.data()[i] == 0.0f;
+    CHECK(zeros); // a row that sees no key is a fully masked one
+    const auto empty = ctein::attention(no_queries, k, k);
+    CHECK(empty.extent(2) == 0);
+    CHECK(empty.size() == 0);
+}
+
 TEST_CASE("dynamic extents are checked at run time with the compiler's messages", "[attention]") {
     using dynamic = ctein::tensor<float, "b h s d", ctein::dyn, ctein::dyn, ctein::dyn, ctein::dyn>;
     const dynamic q(1, 4, 5, 32), k(1, 4, 6, 32), v7(1, 4, 7, 32), k3(1, 3, 6, 32), k16(1, 4, 6, 16),

@@ -1,0 +1,358 @@
+#!/usr/bin/env python3
+"""make bench-report: runs the attention and rearrange benchmarks (Google Benchmark JSON),
+measures compile times, and renders the plots and tables of docs/benchmarks.md.
+
+    python3 benchmarks/report.py BUILD_DIR [--plots docs/benchmarks] [--skip-runs]
+
+Progress: each benchmark prints its rows on the terminal as they finish (the attention run takes
+several minutes); compile times are printed one file at a time. Results go to BUILD_DIR/results/
+(JSON, and report.md with the tables); the PNG plots to --plots. --skip-runs renders from the
+JSON of an earlier run. Debian's python3 with python3-matplotlib; nothing else.
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import platform
+import re
+import subprocess
+import sys
+import time
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def run_benchmark(binary, out, extra=()):
+    """Runs one Google Benchmark binary, its console rows streaming to the terminal."""
+    print(f"== {binary.name}", flush=True)
+    command = [str(binary), f"--benchmark_out={out}", "--benchmark_out_format=json", *extra]
+    subprocess.run(command, check=True)
+
+
+def rows_of(path):
+    """{name: run} of a Google Benchmark JSON file (iteration runs only)."""
+    with open(path) as f:
+        runs = json.load(f)["benchmarks"]
+    return {r["name"]: r for r in runs if r.get("run_type", "iteration") == "iteration" and not r.get("error_occurred")}
+
+
+def fields_of(name):
+    """'prefill/D:64/H:12/T:512/causal/threads:1/ctein' -> ({'D': '64', ..., 'mask': 'causal'}, 'ctein')."""
+    parts = [p for p in name.split("/") if not p.startswith(("iterations:", "min_time:", "manual_time"))]
+    fields = {}
+    for part in parts[1:-1]:
+        key, _, value = part.partition(":")
+        fields[key if value else "mask"] = value if value else key
+    return fields, parts[-1]
+
+
+# --- compile times -------------------------------------------------------------------------------
+
+def compile_flags():
+    """The flags every ctein program needs (the package's usage requirements)."""
+    return ["-std=c++20", "-DXTENSOR_USE_XSIMD", "-I" + str(ROOT / "include")]
+
+
+def timed_compile(source, flags, defines=()):
+    """(seconds, peak MiB) of one g++ compile of `source` to an object file (wall clock, max RSS)."""
+    command = ["g++", *compile_flags(), *flags, *defines, "-c", str(source), "-o", os.devnull]
+    start = time.perf_counter()
+    process = subprocess.Popen(command)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    if status != 0:
+        raise RuntimeError(f"compile failed: {' '.join(command)}")
+    return seconds, usage.ru_maxrss / 1024.0
+
+
+def measure_compile_times(results):
+    """Each example at -O2 as the project builds it (the attention kernel linked from its one
+    compiled instance), the kernel itself at -O2 and at -O3 -march=native, and a one-pattern file."""
+    one_pattern = results / "one_pattern.cpp"
+    one_pattern.write_text('#include <ctein/ctein.hpp>\nctein::tensor<float, "b s c", 2, 16, 512> x;\n'
+                           'int main() { return static_cast<int>(ctein::eval(ctein::rearrange<"b s (h d) -> b h s d">'
+                           '(x, ctein::len<"h=8">)).size() == 0); }\n')
+    sources = sorted((ROOT / "examples").glob("*.cpp")) + sorted((ROOT / "examples/seeds").glob("*.cpp"))
+    sources.append(ROOT / "examples/quick_start/main.cpp")
+    native = ["-march=native"]
+    # what examples/CMakeLists.txt adds: the benchmarks' timing headers, the seeds' data folder
+    example_extras = ["-I" + str(ROOT / "benchmarks"), '-DCTEIN_SEED_DATA=""']
+    entries = [(s.relative_to(ROOT).as_posix(), s, ["-O2", *native], example_extras) for s in sources]
+    kernel = ROOT / "tests/support/attention_instances.cpp"
+    entries += [("attention kernel (attention_instances.cpp) -O2", kernel, ["-O2", *native], []),
+                ("attention kernel (attention_instances.cpp) -O3", kernel, ["-O3", *native], []),
+                ("one pattern (rearrange + eval)", one_pattern, ["-O2", *native], [])]
+    out = []
+    for label, source, flags, extra in entries:
+        seconds, mib = timed_compile(source, flags + extra)
+        print(f"   {label:52s} {seconds:6.1f} s {mib:7.0f} MiB", flush=True)
+        out.append({"file": label, "flags": " ".join(flags), "seconds": seconds, "peak_MiB": mib})
+    return out
+
+
+# --- machine -------------------------------------------------------------------------------------
+
+def machine():
+    model, flags = platform.processor(), set()
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name") and not model.strip():
+                model = line.split(":", 1)[1].strip()
+            elif line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+            elif line.startswith("flags") and not flags:
+                flags = set(line.split(":", 1)[1].split())
+    isa = [f for f in ("avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_bf16", "avx512fp16") if f in flags]
+    return {"cpu": model, "isa": " ".join(isa), "cores": os.cpu_count(), "load": os.getloadavg()[0]}
+
+
+# --- plots ---------------------------------------------------------------------------------------
+
+PEER_STYLE = {"ctein": ("C0", "ctein"), "formula": ("C1", "ctein formula"), "torch2": ("C3", "PyTorch {v} SDPA"),
+              "torch1": ("C2", "PyTorch {v} (matmul, softmax, matmul)"), "naive": ("C7", "naive loops")}
+
+
+def peer_key(name):
+    if name.startswith("torch2"):
+        return "torch2"
+    if name.startswith("torch1"):
+        return "torch1"
+    return name
+
+
+def prefill_series(files):
+    """{(D, threads): {(entry, mask): {T: GFLOP/s}}}, peak {(D, threads): max GFLOP/s}, versions.
+    Peers timed inside ctein's row (vs_NAME) are taken from there: GFLOP/s = ctein's / ratio."""
+    series = defaultdict(lambda: defaultdict(dict))
+    ratios = defaultdict(lambda: defaultdict(dict))  # same-run ctein / peer speed-ups
+    peaks = defaultdict(float)
+    versions = {}
+    for index, rows in enumerate(files):  # ctein's own line from the first file; peers from each
+        for name, run in rows.items():
+            if not name.startswith("prefill/"):
+                continue
+            fields, entry = fields_of(name)
+            key = (int(fields["D"]), int(fields["threads"]))
+            t = int(fields["T"])
+            if "GFLOPs" not in run:
+                continue
+            peaks[key] = max(peaks[key], run.get("peak_GFLOPs", 0.0))
+            if entry == "ctein":
+                if index == 0:
+                    series[key][("ctein", fields["mask"])][t] = run["GFLOPs"]
+                for counter, ratio in run.items():
+                    if counter.startswith("vs_") and ratio > 0:
+                        peer = counter[3:]
+                        versions[peer_key(peer)] = peer.replace("torch", "")
+                        series[key][(peer_key(peer), fields["mask"])][t] = run["GFLOPs"] / ratio
+                        ratios[key][(peer_key(peer), fields["mask"])][t] = ratio
+            elif entry == "formula":
+                series[key][("formula", fields["mask"])][t] = run["GFLOPs"]
+    return series, peaks, versions, ratios
+
+
+def plot_prefill(files, plots):
+    series, peaks, versions, _ = prefill_series(files)
+    keys = sorted(series)
+    if not keys:
+        return None
+    fig, axes = plt.subplots(1, len(keys), figsize=(4.2 * len(keys), 4.2), sharey=False)
+    axes = axes if len(keys) > 1 else [axes]
+    for ax, key in zip(axes, keys):
+        d, threads = key
+        for (entry, mask), points in sorted(series[key].items()):
+            color, label = PEER_STYLE.get(entry, ("C5", entry))
+            label = label.format(v=versions.get(entry, "")) + (" causal" if mask == "causal" else "")
+            ts = sorted(points)
+            ax.plot(ts, [points[t] for t in ts], color=color, linestyle="--" if mask == "causal" else "-",
+                    marker="o", markersize=3, label=label)
+        ax.axhline(peaks[key], color="k", linewidth=1, linestyle=":", label="FMA peak (same run)")
+        ax.set_title(f"D = {d}, {threads} thread{'s' if threads > 1 else ''}")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("sequence length T")
+        ax.set_ylim(0, peaks[key] * 1.08)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("GFLOP/s")
+    axes[-1].legend(fontsize=7, loc="lower right")
+    fig.suptitle("Attention prefill (B = 1, H = 12 at D = 64, H = 8 at D = 128)")
+    fig.tight_layout()
+    path = plots / "attention_prefill.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_decode(files, plots):
+    """Decode GB/s of K and V read, ctein and PyTorch, against memcpy of the same bytes."""
+    groups = defaultdict(lambda: defaultdict(dict))
+    for rows in files:
+        for name, run in rows.items():
+            if not name.startswith("decode/"):
+                continue
+            fields, entry = fields_of(name)
+            if entry != "ctein" or "bytes_per_second" not in run:
+                continue
+            label = f"Hq {fields['Hq']} Hkv {fields['Hkv']} D {fields['D']}, {fields['threads']} thr"
+            tk = int(fields["Tk"])
+            gbps = run["bytes_per_second"] / 1e9
+            groups[label]["ctein"][tk] = gbps
+            for counter, ratio in run.items():
+                if counter.startswith("vs_") and ratio > 0:
+                    groups[label][counter[3:]][tk] = gbps / ratio
+    if not groups:
+        return None
+    labels = sorted(groups)
+    fig, ax = plt.subplots(figsize=(9, 4.2))
+    width = 0.8 / max(1, max(len(v) for v in groups.values()))
+    positions = []
+    for g, label in enumerate(labels):
+        for e, (entry, points) in enumerate(sorted(groups[label].items(), key=lambda kv: kv[0] != "memcpy")):
+            for k, tk in enumerate(sorted(points)):
+                x = g * 2 + k
+                positions.append((x, f"{label}\nTk {tk}"))
+                color = {"memcpy": "k", "ctein": "C0"}.get(entry, "C3")
+                ax.bar(x + (e - 1) * width, points[tk], width, color=color,
+                       label=entry if (g, k) == (0, 0) else None, alpha=0.85 if entry != "memcpy" else 0.35)
+    ticks = sorted(set(positions))
+    ax.set_xticks([p for p, _ in ticks])
+    ax.set_xticklabels([t for _, t in ticks], fontsize=6)
+    ax.set_ylabel("GB/s of K and V read")
+    ax.set_title("Decode: one query over a KV cache, against memcpy of the same bytes (same run)")
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    path = plots / "attention_decode.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_rearrange(rows, plots):
+    """Head split and merge GB/s (read + written) against memcpy, by tensor size."""
+    series = defaultdict(lambda: defaultdict(dict))
+    for name, run in rows.items():
+        parts = name.split("/")
+        if len(parts) < 3 or "bytes_per_second" not in run:
+            continue
+        operation, entry, size = parts[0], parts[1], parts[2]
+        if not size.isdigit():
+            continue
+        series[operation][entry][int(size)] = run["bytes_per_second"] / 1e9
+    if not series:
+        return None
+    operations = sorted(series)
+    fig, axes = plt.subplots(1, len(operations), figsize=(4.2 * len(operations), 4), sharey=True)
+    axes = axes if len(operations) > 1 else [axes]
+    colors = {"ctein": "C0", "memcpy": "k", "xtensor": "C2", "naive": "C7"}
+    for ax, operation in zip(axes, operations):
+        for entry, points in sorted(series[operation].items()):
+            xs = sorted(points)
+            ax.plot(xs, [points[x] for x in xs], marker="o", markersize=3, color=colors.get(entry, "C5"),
+                    linestyle=":" if entry == "memcpy" else "-", label=entry)
+        ax.set_xscale("log", base=2)
+        ax.set_title(operation.replace("_", " "))
+        ax.set_xlabel("batch (tensor of B x 512 x 768 floats)")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("GB/s")
+    axes[-1].legend(fontsize=8)
+    fig.tight_layout()
+    path = plots / "rearrange.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_compile_times(entries, plots):
+    if not entries:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 0.28 * len(entries) + 1.2))
+    labels = [e["file"] for e in entries]
+    ax.barh(range(len(entries)), [e["seconds"] for e in entries], color="C0")
+    ax.set_yticks(range(len(entries)))
+    ax.set_yticklabels(labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.axvline(10, color="C3", linestyle=":", label="goal: 10 s per example")
+    ax.set_xlabel("seconds (g++ 12, one core)")
+    ax.legend(fontsize=8)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    path = plots / "compile_times.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+# --- tables --------------------------------------------------------------------------------------
+
+def tables(files, rearrange_rows, compile_times, info):
+    out = [f"Machine: {info['cpu']}, {info['cores']} cores, ISA {info['isa']}; load average at the start "
+           f"{info['load']:.2f}.", ""]
+    series, peaks, versions, same_run = prefill_series(files)
+    out += ["| D | threads | T | mask | ctein GFLOP/s | % of peak | " +
+            " | ".join(f"vs {p}" for p in sorted(versions)) + " |",
+            "|---|---|---|---|---|---|" + "---|" * len(versions)]
+    for key in sorted(series):
+        d, threads = key
+        for mask in ("full", "causal"):
+            points = series[key].get(("ctein", mask), {})
+            for t in sorted(points):
+                ratios = []
+                for p in sorted(versions):
+                    ratio = same_run[key].get((p, mask), {}).get(t)
+                    ratios.append(f"{ratio:.2f}x" if ratio else "—")
+                out.append(f"| {d} | {threads} | {t} | {mask} | {points[t]:.1f} | "
+                           f"{100 * points[t] / peaks[key]:.0f} % | " + " | ".join(ratios) + " |")
+    out += ["", "FMA peak in the same run: " + ", ".join(f"{peaks[k]:.1f} GFLOP/s (D {k[0]}, {k[1]} thr)"
+                                                        for k in sorted(peaks)), ""]
+    out += ["| file | flags | seconds | peak MiB |", "|---|---|---|---|"]
+    out += [f"| {e['file']} | `{e['flags']}` | {e['seconds']:.1f} | {e['peak_MiB']:.0f} |" for e in compile_times]
+    return "\n".join(out) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("build", type=pathlib.Path)
+    parser.add_argument("--plots", type=pathlib.Path, default=ROOT / "docs/benchmarks")
+    parser.add_argument("--skip-runs", action="store_true")
+    args = parser.parse_args()
+    results = args.build / "results"
+    results.mkdir(parents=True, exist_ok=True)
+    args.plots.mkdir(parents=True, exist_ok=True)
+    binaries = args.build / "benchmarks"
+    info = machine()
+    attention_files = []
+    if not args.skip_runs:
+        print(f"machine: {info['cpu']} ({info['isa']}), load {info['load']:.2f}", flush=True)
+        (results / "machine.json").write_text(json.dumps(info))
+        run_benchmark(binaries / "ctein_bench_rearrange", results / "rearrange.json")
+        run_benchmark(binaries / "ctein_bench_attention", results / "attention.json")
+        for peer in sorted(binaries.glob("ctein_bench_attention_torch*")):
+            if os.access(peer, os.X_OK) and peer.is_file():
+                run_benchmark(peer, results / f"{peer.name}.json")
+        print("== compile times", flush=True)
+        (results / "compile_times.json").write_text(json.dumps(measure_compile_times(results)))
+    else:
+        info = json.loads((results / "machine.json").read_text())
+    for path in sorted(results.glob("attention*.json")) + sorted(results.glob("ctein_bench_attention_torch*.json")):
+        attention_files.append(rows_of(path))
+    rearrange_rows = rows_of(results / "rearrange.json")
+    compile_times = json.loads((results / "compile_times.json").read_text())
+    made = [plot_prefill(attention_files, args.plots), plot_decode(attention_files, args.plots),
+            plot_rearrange(rearrange_rows, args.plots), plot_compile_times(compile_times, args.plots)]
+    report = tables(attention_files, rearrange_rows, compile_times, info)
+    (results / "report.md").write_text(report)
+    print(report)
+    for path in made:
+        if path:
+            print(f"plot: {path}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
