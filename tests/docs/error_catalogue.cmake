@@ -4,7 +4,7 @@
 # line g++ 12 and clang 14 printed in the last run of the tests (kept in MESSAGES).
 #   cmake -DROOT=<repository> -DMESSAGES=<build>/tests/compile_fail/messages [-DWRITE=ON] -P error_catalogue.cmake
 # Without WRITE it compares and fails when docs/errors.md differs; with it, it rewrites the page.
-cmake_policy(SET CMP0007 NEW)
+cmake_minimum_required(VERSION 3.25) # every policy new: quoted arguments are not dereferenced
 foreach(var ROOT MESSAGES)
     if(NOT DEFINED ${var})
         message(FATAL_ERROR "error_catalogue.cmake: ${var} is not set")
@@ -101,6 +101,8 @@ foreach(source IN LISTS sources)
             continue()
         endif()
         file(READ ${file} printed)
+        # a header's path from the repository (the machine's checkout is no reader's)
+        string(REGEX REPLACE "^[^ :]*/include/ctein/" "include/ctein/" printed "${printed}")
         string(REPLACE ";" "<sc>" printed "${printed}")
         string(REPLACE "[" "<lb>" printed "${printed}")
         string(REPLACE "]" "<rb>" printed "${printed}")
