@@ -43,6 +43,13 @@ def rows_of(path):
     return {r["name"]: r for r in runs if r.get("run_type", "iteration") == "iteration" and not r.get("error_occurred")}
 
 
+def medians_of(path):
+    """{run name: median run} of a file written with repetitions (ReportAggregatesOnly)."""
+    with open(path) as f:
+        runs = json.load(f)["benchmarks"]
+    return {r["run_name"]: r for r in runs if r.get("aggregate_name") == "median" and not r.get("error_occurred")}
+
+
 def fields_of(name):
     """'prefill/D:64/H:12/T:512/causal/threads:1/ctein' -> ({'D': '64', ..., 'mask': 'causal'}, 'ctein')."""
     parts = [p for p in name.split("/") if not p.startswith(("iterations:", "min_time:", "manual_time"))]
@@ -237,14 +244,12 @@ def plot_decode(files, plots):
 def plot_rearrange(rows, plots):
     """Head split and merge GB/s (read + written) against memcpy, by tensor size."""
     series = defaultdict(lambda: defaultdict(dict))
-    for name, run in rows.items():
+    for name, run in rows.items():  # "head_split/ctein/B:2/repeats:5/real_time"
         parts = name.split("/")
-        if len(parts) < 3 or "bytes_per_second" not in run:
+        if len(parts) < 3 or "bytes_per_second" not in run or not parts[2].startswith("B:"):
             continue
-        operation, entry, size = parts[0], parts[1], parts[2]
-        if not size.isdigit():
-            continue
-        series[operation][entry][int(size)] = run["bytes_per_second"] / 1e9
+        operation, entry, batch = parts[0], parts[1], int(parts[2][2:])
+        series[operation][entry][batch] = run["bytes_per_second"] / 1e9
     if not series:
         return None
     operations = sorted(series)
@@ -258,9 +263,9 @@ def plot_rearrange(rows, plots):
                     linestyle=":" if entry == "memcpy" else "-", label=entry)
         ax.set_xscale("log", base=2)
         ax.set_title(operation.replace("_", " "))
-        ax.set_xlabel("batch (tensor of B x 512 x 768 floats)")
+        ax.set_xlabel("batch B of B x 2048 x 768 floats (6 MiB each)")
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("GB/s")
+    axes[0].set_ylabel("GB/s (bytes read + written)")
     axes[-1].legend(fontsize=8)
     fig.tight_layout()
     path = plots / "rearrange.png"
@@ -311,7 +316,12 @@ def tables(files, rearrange_rows, compile_times, info):
                            f"{100 * points[t] / peaks[key]:.0f} % | " + " | ".join(ratios) + " |")
     out += ["", "FMA peak in the same run: " + ", ".join(f"{peaks[k]:.1f} GFLOP/s (D {k[0]}, {k[1]} thr)"
                                                         for k in sorted(peaks)), ""]
-    out += ["| file | flags | seconds | peak MiB |", "|---|---|---|---|"]
+    out += ["| rearrange | B | ctein GB/s | ÷ memcpy (same run) |", "|---|---|---|---|"]
+    for name, run in sorted(rearrange_rows.items()):
+        parts = name.split("/")
+        if len(parts) > 2 and parts[1] == "ctein" and "vs_memcpy" in run:
+            out.append(f"| {parts[0]} | {parts[2][2:]} | {run['bytes_per_second'] / 1e9:.1f} | {run['vs_memcpy']:.2f} |")
+    out += ["", "| file | flags | seconds | peak MiB |", "|---|---|---|---|"]
     out += [f"| {e['file']} | `{e['flags']}` | {e['seconds']:.1f} | {e['peak_MiB']:.0f} |" for e in compile_times]
     return "\n".join(out) + "\n"
 
@@ -342,7 +352,7 @@ def main():
         info = json.loads((results / "machine.json").read_text())
     for path in sorted(results.glob("attention*.json")) + sorted(results.glob("ctein_bench_attention_torch*.json")):
         attention_files.append(rows_of(path))
-    rearrange_rows = rows_of(results / "rearrange.json")
+    rearrange_rows = medians_of(results / "rearrange.json")
     compile_times = json.loads((results / "compile_times.json").read_text())
     made = [plot_prefill(attention_files, args.plots), plot_decode(attention_files, args.plots),
             plot_rearrange(rearrange_rows, args.plots), plot_compile_times(compile_times, args.plots)]
