@@ -22,7 +22,8 @@ BENCH_PACKAGES := $(DEMO_PACKAGES) libbenchmark-dev python3
 
 SEED_EXAMPLES := seed000_mha seed004_cross seed001_fused_qkv gpt2_block seed003_gqa seed002_rope_generation
 DEMO_EXAMPLES := ctein_demo ctein_example_xtensor ctein_example_attention ctein_example_expressions \
-                 ctein_example_attention_blocks $(addprefix ctein_example_,$(SEED_EXAMPLES)) ctein_example_blocks_table
+                 ctein_example_attention_blocks $(addprefix ctein_example_,$(SEED_EXAMPLES)) ctein_example_blocks_table \
+                 ctein_example_readme
 
 demo:
 	tools/install-packages $(DEMO_PACKAGES)

@@ -122,6 +122,14 @@ def machine():
 
 # --- plots ---------------------------------------------------------------------------------------
 
+def save(fig, path):
+    """Writes the figure as a PNG and closes it; returns the path."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 PEER_STYLE = {"ctein": ("C0", "ctein"), "formula": ("C1", "ctein formula"), "torch2": ("C3", "PyTorch {v} SDPA"),
               "torch1": ("C2", "PyTorch {v} (matmul, softmax, matmul)"), "naive": ("C7", "naive loops")}
 
@@ -189,11 +197,7 @@ def plot_prefill(files, plots):
     axes[0].set_ylabel("GFLOP/s")
     axes[-1].legend(fontsize=7, loc="lower right")
     fig.suptitle("Attention prefill (B = 1, H = 12 at D = 64, H = 8 at D = 128)")
-    fig.tight_layout()
-    path = plots / "attention_prefill.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, plots / "attention_prefill.png")
 
 
 def plot_decode(files, plots):
@@ -234,11 +238,7 @@ def plot_decode(files, plots):
     ax.set_title("Decode: one query over a KV cache, against memcpy of the same bytes (same run)")
     ax.legend(fontsize=8)
     ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    path = plots / "attention_decode.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, plots / "attention_decode.png")
 
 
 def plot_rearrange(rows, plots):
@@ -267,11 +267,7 @@ def plot_rearrange(rows, plots):
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("GB/s (bytes read + written)")
     axes[-1].legend(fontsize=8)
-    fig.tight_layout()
-    path = plots / "rearrange.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, plots / "rearrange.png")
 
 
 def plot_compile_times(entries, plots):
@@ -287,11 +283,7 @@ def plot_compile_times(entries, plots):
     ax.set_xlabel("seconds (g++ 12, one core)")
     ax.legend(fontsize=8)
     ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
-    path = plots / "compile_times.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, plots / "compile_times.png")
 
 
 # --- tables --------------------------------------------------------------------------------------
