@@ -2,11 +2,12 @@
 """make bench-report: runs the attention and rearrange benchmarks (Google Benchmark JSON),
 measures compile times, and renders the plots and tables of docs/benchmarks.md.
 
-    python3 benchmarks/report.py BUILD_DIR [--plots docs/benchmarks] [--skip-runs]
+    python3 benchmarks/report.py BUILD_DIR [--plots docs/benchmarks] [--steps benchmarks,compile,plots]
+                                           [--without torch113]
 
 Progress: each benchmark prints its rows on the terminal as they finish (the attention run takes
 several minutes); compile times are printed one file at a time. Results go to BUILD_DIR/results/
-(JSON, and report.md with the tables); the PNG plots to --plots. --skip-runs renders from the
+(JSON, and report.md with the tables); the PNG plots to --plots. --steps plots renders from the
 JSON of an earlier run. Debian's python3 with python3-matplotlib; nothing else.
 """
 
@@ -107,20 +108,34 @@ def measure_compile_times(results):
 # --- machine -------------------------------------------------------------------------------------
 
 def machine():
-    model, flags = platform.processor(), set()
+    """The CPU (model name, family and model, which a VM may be all that names it), its ISA
+    extensions that matter to the kernels, cores, and the load average at the start."""
+    fields, flags = {}, set()
     with open("/proc/cpuinfo") as f:
         for line in f:
-            if line.startswith("model name") and not model.strip():
-                model = line.split(":", 1)[1].strip()
-            elif line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-            elif line.startswith("flags") and not flags:
-                flags = set(line.split(":", 1)[1].split())
+            key, _, value = line.partition(":")
+            key, value = key.strip(), value.strip()
+            if key == "flags":
+                flags = set(value.split())
+            elif key in ("model name", "cpu family", "model", "cache size"):
+                fields.setdefault(key, value)
+    model = f"{fields.get('model name', platform.processor())} (family {fields.get('cpu family', '?')}, " \
+            f"model {fields.get('model', '?')}, cache {fields.get('cache size', '?')})"
     isa = [f for f in ("avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_bf16", "avx512fp16") if f in flags]
     return {"cpu": model, "isa": " ".join(isa), "cores": os.cpu_count(), "load": os.getloadavg()[0]}
 
 
 # --- plots ---------------------------------------------------------------------------------------
+
+def merged_legend(axes, **options):
+    """One legend, on the last panel, naming every line of every panel once (the naive loop is
+    in the 1-thread panels only, memcpy in some of rearrange's)."""
+    legend = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            legend.setdefault(label, handle)
+    axes[-1].legend(legend.values(), legend.keys(), fontsize=7, **options)
+
 
 def save(fig, path):
     """Writes the figure as a PNG and closes it; returns the path."""
@@ -191,11 +206,14 @@ def plot_prefill(files, plots):
         ax.axhline(peaks[key], color="k", linewidth=1, linestyle=":", label="FMA peak (same run)")
         ax.set_title(f"D = {d}, {threads} thread{'s' if threads > 1 else ''}")
         ax.set_xscale("log", base=2)
+        all_ts = sorted({t for points in series[key].values() for t in points})
+        ax.set_xticks(all_ts)
+        ax.set_xticklabels([str(t) for t in all_ts])
         ax.set_xlabel("sequence length T")
         ax.set_ylim(0, peaks[key] * 1.08)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("GFLOP/s")
-    axes[-1].legend(fontsize=7, loc="lower right")
+    merged_legend(axes, loc="lower right")
     fig.suptitle("Attention prefill (B = 1, H = 12 at D = 64, H = 8 at D = 128)")
     return save(fig, plots / "attention_prefill.png")
 
@@ -210,7 +228,7 @@ def plot_decode(files, plots):
             fields, entry = fields_of(name)
             if entry != "ctein" or "bytes_per_second" not in run:
                 continue
-            label = f"Hq {fields['Hq']} Hkv {fields['Hkv']} D {fields['D']}, {fields['threads']} thr"
+            label = f"{fields['Hq']}:{fields['Hkv']} heads, D {fields['D']}\n{fields['threads']} thr"
             tk = int(fields["Tk"])
             gbps = run["bytes_per_second"] / 1e9
             groups[label]["ctein"][tk] = gbps
@@ -220,20 +238,21 @@ def plot_decode(files, plots):
     if not groups:
         return None
     labels = sorted(groups)
-    fig, ax = plt.subplots(figsize=(9, 4.2))
+    fig, ax = plt.subplots(figsize=(11, 4.6))
     width = 0.8 / max(1, max(len(v) for v in groups.values()))
     positions = []
     for g, label in enumerate(labels):
         for e, (entry, points) in enumerate(sorted(groups[label].items(), key=lambda kv: kv[0] != "memcpy")):
             for k, tk in enumerate(sorted(points)):
                 x = g * 2 + k
-                positions.append((x, f"{label}\nTk {tk}"))
+                positions.append((x, f"{label}, Tk {tk}"))
                 color = {"memcpy": "k", "ctein": "C0"}.get(entry, "C3")
+                name = {"memcpy": "memcpy of the same bytes", "ctein": "ctein"}.get(entry, f"PyTorch {entry[5:]} SDPA")
                 ax.bar(x + (e - 1) * width, points[tk], width, color=color,
-                       label=entry if (g, k) == (0, 0) else None, alpha=0.85 if entry != "memcpy" else 0.35)
+                       label=name if (g, k) == (0, 0) else None, alpha=0.85 if entry != "memcpy" else 0.35)
     ticks = sorted(set(positions))
     ax.set_xticks([p for p, _ in ticks])
-    ax.set_xticklabels([t for _, t in ticks], fontsize=6)
+    ax.set_xticklabels([t for _, t in ticks], fontsize=7)
     ax.set_ylabel("GB/s of K and V read")
     ax.set_title("Decode: one query over a KV cache, against memcpy of the same bytes (same run)")
     ax.legend(fontsize=8)
@@ -262,11 +281,14 @@ def plot_rearrange(rows, plots):
             ax.plot(xs, [points[x] for x in xs], marker="o", markersize=3, color=colors.get(entry, "C5"),
                     linestyle=":" if entry == "memcpy" else "-", label=entry)
         ax.set_xscale("log", base=2)
+        batches = sorted({b for points in series[operation].values() for b in points})
+        ax.set_xticks(batches)
+        ax.set_xticklabels([str(b) for b in batches])
         ax.set_title(operation.replace("_", " "))
         ax.set_xlabel("batch B of B x 2048 x 768 floats (6 MiB each)")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("GB/s (bytes read + written)")
-    axes[-1].legend(fontsize=8)
+    merged_legend(axes, loc="upper right")
     return save(fig, plots / "rearrange.png")
 
 
@@ -293,7 +315,7 @@ def tables(files, rearrange_rows, compile_times, info):
            f"{info['load']:.2f}.", ""]
     series, peaks, versions, same_run = prefill_series(files)
     out += ["| D | threads | T | mask | ctein GFLOP/s | % of peak | " +
-            " | ".join(f"vs {p}" for p in sorted(versions)) + " |",
+            " | ".join("ctein ÷ " + PEER_STYLE.get(p, ("", p))[1].format(v=versions[p]) for p in sorted(versions)) + " |",
             "|---|---|---|---|---|---|" + "---|" * len(versions)]
     for key in sorted(series):
         d, threads = key
@@ -322,26 +344,35 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("build", type=pathlib.Path)
     parser.add_argument("--plots", type=pathlib.Path, default=ROOT / "docs/benchmarks")
-    parser.add_argument("--skip-runs", action="store_true")
+    parser.add_argument("--steps", default="benchmarks,compile,plots",
+                        help="which of benchmarks, compile, plots to do (the others read the JSON of earlier runs)")
+    parser.add_argument("--without", action="append", default=[],
+                        help="leave out the peer binaries whose name contains this (e.g. torch113: Debian's "
+                             "PyTorch 1.13 materialises the scores, and its T >= 2048 rows take minutes each)")
     args = parser.parse_args()
+    steps = set(args.steps.split(","))
     results = args.build / "results"
     results.mkdir(parents=True, exist_ok=True)
     args.plots.mkdir(parents=True, exist_ok=True)
     binaries = args.build / "benchmarks"
     info = machine()
     attention_files = []
-    if not args.skip_runs:
+    if "benchmarks" in steps:
         print(f"machine: {info['cpu']} ({info['isa']}), load {info['load']:.2f}", flush=True)
         (results / "machine.json").write_text(json.dumps(info))
         run_benchmark(binaries / "ctein_bench_rearrange", results / "rearrange.json")
         run_benchmark(binaries / "ctein_bench_attention", results / "attention.json")
         for peer in sorted(binaries.glob("ctein_bench_attention_torch*")):
-            if os.access(peer, os.X_OK) and peer.is_file():
+            (results / f"{peer.name}.json").unlink(missing_ok=True)
+            if os.access(peer, os.X_OK) and peer.is_file() and not any(w in peer.name for w in args.without):
                 run_benchmark(peer, results / f"{peer.name}.json")
-        print("== compile times", flush=True)
-        (results / "compile_times.json").write_text(json.dumps(measure_compile_times(results)))
     else:
         info = json.loads((results / "machine.json").read_text())
+    if "compile" in steps:
+        print("== compile times", flush=True)
+        (results / "compile_times.json").write_text(json.dumps(measure_compile_times(results)))
+    if "plots" not in steps:
+        return 0
     for path in sorted(results.glob("attention*.json")) + sorted(results.glob("ctein_bench_attention_torch*.json")):
         attention_files.append(rows_of(path))
     rearrange_rows = medians_of(results / "rearrange.json")

@@ -3,6 +3,7 @@
 // multi-query heads, a KV-cache decode step, the seeds' own formula and the weights; then a short
 // timing table. Run by `make demo`.
 #include <ctein/ctein.hpp>
+#include <ctein/kernels/attention_instances.hpp> // the kernel, compiled once for the examples
 
 #include <algorithm>
 #include <chrono>

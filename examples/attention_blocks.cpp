@@ -4,6 +4,7 @@
 // full causal pass over prompt and token.
 #include <ctein/ctein.hpp>
 #include <ctein/nn.hpp>
+#include <ctein/kernels/attention_instances.hpp> // the kernel, compiled once for the examples
 
 #include <algorithm>
 #include <cmath>

@@ -2,6 +2,7 @@
 // conversion, a KV cache narrowed to its filled tokens. Each result is checked against a plain
 // loop; the program prints what it computed and whether it matches.
 #include <ctein/ctein.hpp>
+#include <ctein/kernels/attention_instances.hpp> // the kernel, compiled once for the examples
 
 #include <cmath>
 #include <cstddef>
