@@ -44,11 +44,22 @@ endif()
 
 file(READ ${SOURCE} source_text)
 
-# Splits text into a list of lines; semicolons (list separators in CMake) are kept as <semicolon>.
+# Splits text into a list of lines; semicolons (list separators in CMake) are kept as <semicolon>,
+# and brackets as <lb> and <rb> (an unmatched `[` in a line would join it with the next ones).
 function(split_lines text out)
     string(REPLACE ";" "<semicolon>" text "${text}")
+    string(REPLACE "[" "<lb>" text "${text}")
+    string(REPLACE "]" "<rb>" text "${text}")
     string(REPLACE "\n" ";" text "${text}")
     set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+# A line of split_lines as it was.
+function(restore_line line out)
+    string(REPLACE "<semicolon>" ";" line "${line}")
+    string(REPLACE "<lb>" "[" line "${line}")
+    string(REPLACE "<rb>" "]" line "${line}")
+    set(${out} "${line}" PARENT_SCOPE)
 endfunction()
 
 # The error lines: "file:line:col: error: ..."; there must be one, so that mistakes do not cascade.
@@ -87,7 +98,7 @@ list(GET errors 0 first_error)
 string(REPLACE "\\'" "'" first_error "${first_error}")
 string(REPLACE "\\\"" "\"" first_error "${first_error}")
 string(REPLACE "\\\\" "\\" first_error "${first_error}")
-string(REPLACE "<semicolon>" ";" first_error "${first_error}")
+restore_line("${first_error}" first_error)
 
 split_lines("${source_text}" source_lines)
 set(expectations "")
@@ -101,7 +112,7 @@ if(NOT expectations)
 endif()
 foreach(expectation IN LISTS expectations)
     string(REGEX REPLACE "^// expect-error(-${COMPILER_ID})?: " "" fragment "${expectation}")
-    string(REPLACE "<semicolon>" ";" fragment "${fragment}")
+    restore_line("${fragment}" fragment)
     string(FIND "${first_error}" "${fragment}" at)
     if(at EQUAL -1)
         message(FATAL_ERROR "the first error does not contain\n  ${fragment}\nit is\n  ${first_error}\n\n"
@@ -113,7 +124,7 @@ endforeach()
 # compiler escapes them) with the source's directory left out, for docs/errors.md.
 if(DEFINED MESSAGES)
     list(GET errors 0 printed)
-    string(REPLACE "<semicolon>" ";" printed "${printed}")
+    restore_line("${printed}" printed)
     get_filename_component(directory ${SOURCE} DIRECTORY)
     get_filename_component(repository ${directory}/../.. ABSOLUTE)
     string(REPLACE "${directory}/" "" printed "${printed}")
