@@ -42,6 +42,35 @@ float largest_difference(const A& a, const B& b) {
     for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a.data()[i] - b.data()[i]));
     return worst;
 }
+
+/// A GQA + RoPE block (6 query heads over 2 key/value heads) with weights, an input of T tokens,
+/// and its output in one causal pass: what decoding through any cache must give back.
+struct decode_case {
+    static constexpr std::size_t E = 48, H = 6, Hkv = 2, T = 13;
+    ctein::nn::attention_block<E, H, Hkv, false, true> block{64};
+    ctein::tensor<float, "b s e", 2, T, E> x, full;
+
+    explicit decode_case(unsigned salt) {
+        fill_weights(block);
+        deterministic_fill(x, salt);
+        full = block(x, ctein::causal);
+    }
+
+    /// The largest difference from `full` of the first `prompt` tokens prefilled through
+    /// `cache`, then of every later token decoded alone; `after_prefill()` runs in between.
+    template <class Cache, class AfterPrefill>
+    float decode_difference(Cache& cache, std::size_t prompt, AfterPrefill&& after_prefill) {
+        float worst = largest_difference(block(ctein::slice<"s">(x, 0, prompt), cache),
+                                         ctein::eval(ctein::slice<"s">(full, 0, prompt)));
+        after_prefill();
+        for (std::size_t t = prompt; t < T; ++t) {
+            const auto step = block(ctein::slice<"s">(x, t, t + 1), cache);
+            REQUIRE(step.extent(1) == 1);
+            worst = std::max(worst, largest_difference(step, ctein::eval(ctein::slice<"s">(full, t, t + 1))));
+        }
+        return worst;
+    }
+};
 } // namespace
 
 TEST_CASE("linear is x Wᵀ + b with PyTorch's [out, in] weight", "[nn]") {
@@ -116,28 +145,10 @@ TEST_CASE("the block is its forward written step by step, self and cross", "[nn]
 }
 
 TEST_CASE("GQA + RoPE: prefill then token-by-token decode through the cache equals one causal pass", "[nn]") {
-    constexpr std::size_t E = 48, H = 6, Hkv = 2, T = 13;
-    ctein::nn::attention_block<E, H, Hkv, false, true> block(64);
-    fill_weights(block);
-    ctein::tensor<float, "b s e", 2, T, E> x;
-    deterministic_fill(x, 6);
-    const auto full = block(x, ctein::causal);
-
-    decltype(block)::cache_type cache(2, 32);
-    const auto prefill = block(ctein::slice<"s">(x, 0, 5), cache);
-    float worst = 0.0f;
-    for (std::size_t b = 0; b < 2; ++b)
-        for (std::size_t s = 0; s < 5; ++s)
-            for (std::size_t e = 0; e < E; ++e)
-                worst = std::max(worst, std::abs(prefill(b, s, e) - full(b, s, e)));
-    for (std::size_t t = 5; t < T; ++t) {
-        const auto step = block(ctein::slice<"s">(x, t, t + 1), cache);
-        REQUIRE(step.extent(1) == 1);
-        for (std::size_t b = 0; b < 2; ++b)
-            for (std::size_t e = 0; e < E; ++e)
-                worst = std::max(worst, std::abs(step(b, 0, e) - full(b, t, e)));
-    }
-    CHECK(cache.length() == T);
+    decode_case c(6);
+    decltype(c.block)::cache_type cache(2, 32);
+    const float worst = c.decode_difference(cache, 5, [] {});
+    CHECK(cache.length() == decode_case::T);
     CHECK(worst <= 1e-5f);
 }
 
@@ -194,27 +205,18 @@ TEST_CASE("a fused grouped-query block: one [(H + 2 Hkv) D, E] weight, the separ
 }
 
 TEST_CASE("a growing KV cache moves to twice its capacity and keeps every token", "[nn]") {
-    constexpr std::size_t E = 48, H = 6, Hkv = 2, T = 13;
-    ctein::nn::attention_block<E, H, Hkv, false, true> block(64);
-    fill_weights(block);
-    ctein::tensor<float, "b s e", 2, T, E> x;
-    deterministic_fill(x, 9);
-    const auto full = block(x, ctein::causal);
-
-    ctein::nn::growing_kv_cache<Hkv, E / H> cache(2, 1); // room for one token
-    const auto prefill = block(ctein::slice<"s">(x, 0, 3), cache);
-    CHECK(cache.capacity() == 3); // what the 3 tokens needed (more than twice 1)
-    float worst = largest_difference(prefill, ctein::eval(ctein::slice<"s">(full, 0, 3)));
-    for (std::size_t t = 3; t < T; ++t)
-        worst = std::max(worst, largest_difference(block(ctein::slice<"s">(x, t, t + 1), cache),
-                                                   ctein::eval(ctein::slice<"s">(full, t, t + 1))));
-    CHECK(cache.length() == T);
+    decode_case c(9);
+    ctein::nn::growing_kv_cache<decode_case::Hkv, decode_case::E / decode_case::H> cache(2, 1); // room for one token
+    const float worst = c.decode_difference(cache, 3, [&] {
+        CHECK(cache.capacity() == 3); // what the 3 tokens needed (more than twice 1)
+    });
+    CHECK(cache.length() == decode_case::T);
     CHECK(cache.capacity() == 24); // 3, 6, 12, 24
     CHECK(worst <= 1e-5f);
 
     // the tokens moved with it: each step's keys are the ones a cache of fixed capacity holds
-    decltype(block)::cache_type fixed(2, T);
-    static_cast<void>(block(x, fixed));
+    decltype(c.block)::cache_type fixed(2, decode_case::T);
+    static_cast<void>(c.block(c.x, fixed));
     CHECK(largest_difference(ctein::eval(cache.keys()), ctein::eval(fixed.keys())) == 0.0f);
     CHECK(largest_difference(ctein::eval(cache.values()), ctein::eval(fixed.values())) == 0.0f);
 }

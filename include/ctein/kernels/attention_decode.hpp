@@ -131,14 +131,11 @@ inline void merge_row(const attention_problem& p, const float* state, std::size_
     for (std::size_t c = 0; c < chunks; ++c)
         if (seen(c)) sum += state[c * stride + 1] * std::exp2(state[c * stride] - top);
     std::fill(out, out + p.head_size, 0.0f);
-    if (sum == 0.0f) return;
-    if (!std::isfinite(sum)) {
-        std::fill(out, out + p.head_size, std::numeric_limits<float>::quiet_NaN());
-        return;
-    }
+    const float inverse = normaliser(sum); // 0 when no chunk saw a key, NaN for a NaN sum
+    if (inverse == 0.0f) return;
     for (std::size_t c = 0; c < chunks; ++c) {
         if (!seen(c)) continue;
-        const float factor = std::exp2(state[c * stride] - top) / sum;
+        const float factor = std::exp2(state[c * stride] - top) * inverse;
         const float* partial = state + c * stride + 2;
         for (std::size_t k = 0; k < p.head_size; ++k) out[k] += factor * partial[k];
     }
