@@ -6,7 +6,8 @@
 #               concurrency and example tests again, built by clang++ under address+UB
 #               sanitizers, with the fuzz targets' bounded runs; then the concurrency tests
 #               under ThreadSanitizer
-#   make bench  the benchmarks (Release, in build-bench) and the compile-time benchmark
+#   make bench  the benchmarks (Release, in build-bench), ONNX Runtime and OpenVINO beside the
+#               attention rows (tools/engine-python), and the compile-time benchmark
 #   make bench-report  the benchmarks as JSON, then the plots and tables of docs/benchmarks.md
 JOBS ?= 2
 BUILD ?= build
@@ -16,7 +17,7 @@ BENCH_BUILD ?= build-bench
 
 DEMO_PACKAGES := g++ cmake make xtensor-dev libxsimd-dev libboost-dev nlohmann-json3-dev
 TEST_PACKAGES := $(DEMO_PACKAGES) catch2 clang-14 libclang-rt-14-dev
-BENCH_PACKAGES := $(DEMO_PACKAGES) libbenchmark-dev python3
+BENCH_PACKAGES := $(DEMO_PACKAGES) libbenchmark-dev python3 python3-venv python3-torch
 
 .PHONY: demo test test-sanitize test-threads bench bench-report clean
 
@@ -72,6 +73,9 @@ bench:
 	$(BENCH_BUILD)/benchmarks/ctein_bench_gemm
 	rm -rf $(BENCH_BUILD)/results && mkdir -p $(BENCH_BUILD)/results
 	$(BENCH_BUILD)/benchmarks/ctein_bench_attention --benchmark_out=$(BENCH_BUILD)/results/attention.json
+	if python=$$(tools/engine-python $(BENCH_BUILD)); then "$$python" benchmarks/engine_peers.py \
+	    --out $(BENCH_BUILD)/results/attention_engines.json || exit 1; \
+	else echo "engine peers (ONNX Runtime, OpenVINO) skipped"; fi
 	for peer in $(BENCH_BUILD)/benchmarks/ctein_bench_attention_torch*; do if [ -x "$$peer" ]; then \
 	    "$$peer" --benchmark_out=$(BENCH_BUILD)/results/$$(basename $$peer).json || exit 1; fi; done
 	python3 benchmarks/attention_table.py $(BENCH_BUILD)/results/*.json

@@ -19,6 +19,9 @@ struct attention_shape {
     bool causal = false;
     std::ptrdiff_t causal_offset = 0;
     std::size_t threads = 1;
+    /// Decode: how many copies of K and V the calls rotate through; more than one keeps them out
+    /// of the caches (a cold row), one lets them stay (a warm row).
+    std::size_t copies = 1;
 
     std::size_t q_size() const { return batch * query_heads * queries * head_size; }
     std::size_t kv_size() const { return batch * kv_heads * keys * head_size; }

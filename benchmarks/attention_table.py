@@ -91,10 +91,28 @@ def torch_names(rows):
     return sorted(names, key=lambda n: [int(x) for x in n[len("torch"):].split(".") if x.isdigit()], reverse=True)
 
 
+# The rows of engine_peers.py (ONNX Runtime and OpenVINO), in the tables' order.
+ENGINES = {"onnxruntime_mha": "ORT MultiHeadAttention", "onnxruntime_attn": "ORT Attention (opset 23)",
+           "onnxruntime_gqa": "ORT GroupQueryAttention", "openvino_f32": "OpenVINO f32",
+           "openvino_bf16": "OpenVINO bf16"}
+
+
+def engine_names(rows, section):
+    """The engines that ran rows of `section`."""
+    present = {entry for (s, _, entry) in rows if s == section}
+    return [e for e in ENGINES if e in present]
+
+
+def speedup(rows, section, config, peer):
+    """The peer's fastest call ÷ ctein's (above 1: ctein is faster), both from the same make bench."""
+    mine, theirs = (get(rows, section, config, e, "seconds") for e in ("ctein", peer))
+    return theirs / mine if mine and theirs else None
+
+
 def pretty(name):
     if name.startswith("torch"):
         return "PyTorch " + name[len("torch"):]
-    return {"ctein_formula": "ctein formula", "naive": "naive loop"}.get(name, name)
+    return {"ctein_formula": "ctein formula", "naive": "naive loop", **ENGINES}.get(name, name)
 
 
 def fmt(value, digits=2):
@@ -125,6 +143,8 @@ def prefill_tables(rows, torches):
         for t in torches:
             header += [f"{pretty(t)} % peak", f"ctein speed ÷ {pretty(t)}'s"]
         header += ["naive % peak", "ctein speed ÷ naive's"]
+        engines = engine_names(rows, "prefill")
+        header += [f"ctein speed ÷ {pretty(e)}'s" for e in engines]
         body = []
         for c in group:
             f = dict(c)
@@ -143,6 +163,7 @@ def prefill_tables(rows, torches):
                          fmt(get(rows, "prefill", c, "ctein", "vs_" + t))]
             line += [fmt(get(rows, "prefill", c, "naive", "pct_peak"), 1),
                      fmt(get(rows, "prefill", c, "ctein", "vs_naive"), 0)]
+            line += [fmt(speedup(rows, "prefill", c, e)) for e in engines]
             body.append(line)
         samples = sorted({(int(dict(c)["T"]), rows[("prefill", c, "naive")]["label"]) for c in group
                           if "label" in rows.get(("prefill", c, "naive"), {})})
@@ -154,14 +175,17 @@ def prefill_tables(rows, torches):
 
 def decode_table(rows, torches):
     configs = sorted({c for (s, c, _) in rows if s == "decode"},
-                     key=lambda c: (int(dict(c)["Hq"]), int(dict(c)["Tk"]), int(dict(c)["threads"])))
+                     key=lambda c: (int(dict(c)["Hq"]), int(dict(c)["Tk"]), int(dict(c)["threads"]),
+                                    dict(c).get("cache", "") != "warm"))
     if not configs:
         return []
     gib = 1024.0 ** 3
-    header = ["heads (q / kv) × D", "Tk", "threads", "K + V MiB", "memcpy GiB/s", "ctein GiB/s", "ctein ÷ memcpy",
-              "formula ÷ memcpy"]
+    header = ["heads (q / kv) × D", "Tk", "threads", "cache", "K + V MiB", "memcpy GiB/s", "ctein GiB/s",
+              "ctein ÷ memcpy", "formula ÷ memcpy"]
+    engines = engine_names(rows, "decode")
     for t in torches:
         header += [f"{pretty(t)} GiB/s", f"{pretty(t)} ÷ memcpy", f"ctein speed ÷ {pretty(t)}'s"]
+    header += [f"ctein speed ÷ {pretty(e)}'s" for e in engines]
     body = []
     for c in configs:
         f = dict(c)
@@ -171,12 +195,14 @@ def decode_table(rows, torches):
             value = get(rows, "decode", c, entry, "bytes_per_second")
             return None if value is None else value / gib
 
-        line = [f"{f['Hq']} / {f['Hkv']} × {f['D']}", f["Tk"], f["threads"], fmt(kv_mib, 1), fmt(rate("memcpy"), 1),
+        line = [f"{f['Hq']} / {f['Hkv']} × {f['D']}", f["Tk"], f["threads"], f.get("cache", "–"), fmt(kv_mib, 1),
+                fmt(rate("memcpy"), 1),
                 fmt(rate("ctein"), 1), fmt(get(rows, "decode", c, "ctein", "vs_memcpy")),
                 fmt(get(rows, "decode", c, "ctein_formula", "vs_memcpy"))]
         for t in torches:
             line += [fmt(rate(t), 1), fmt(get(rows, "decode", c, t, "vs_memcpy")),
                      fmt(get(rows, "decode", c, "ctein", "vs_" + t))]
+        line += [fmt(speedup(rows, "decode", c, e)) for e in engines]
         body.append(line)
     return ["Decode: one query against a KV cache (fp32, B = 1); bytes counted: K and V, read once\n\n" +
             table(header, body)]

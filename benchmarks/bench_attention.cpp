@@ -40,6 +40,8 @@
 #include <utility>
 #include <vector>
 
+#include <unistd.h>
+
 namespace {
 
 using ctein::bench::attention_shape;
@@ -63,21 +65,31 @@ void fill(T& t, std::uint64_t seed) {
     }
 }
 
-/// q, k and v of one shape; every implementation reads these same buffers.
+/// q, and `shape.copies` pairs of k and v, of one shape; every implementation reads these same
+/// buffers, the calls of a row rotating through the copies.
 template <std::size_t D>
 struct operands {
     explicit operands(const attention_shape& s)
         : shape(s)
-        , q(s.batch, s.query_heads, s.queries)
-        , k(s.batch, s.kv_heads, s.keys)
-        , v(s.batch, s.kv_heads, s.keys) {
+        , q(s.batch, s.query_heads, s.queries) {
         fill(q, 1);
-        fill(k, 2);
-        fill(v, 3);
+        for (std::size_t c = 0; c < s.copies; ++c) {
+            k.emplace_back(s.batch, s.kv_heads, s.keys);
+            v.emplace_back(s.batch, s.kv_heads, s.keys);
+            fill(k.back(), 2 + 2 * c);
+            fill(v.back(), 3 + 2 * c);
+        }
     }
     attention_shape shape;
-    heads_t<D> q, k, v;
+    heads_t<D> q;
+    std::vector<heads_t<D>> k, v;
 };
+
+/// Calls f(copy) with the next copy of K and V at each call.
+template <class F>
+std::function<void()> rotating(std::size_t copies, F f) {
+    return [f = std::move(f), copies, turn = std::size_t{0}]() mutable { f(turn++ % copies); };
+}
 
 /// The operands of the last shape asked for (rows of one shape run one after another), so that
 /// no more than one set per head size is alive.
@@ -86,7 +98,7 @@ operands<D>& operands_for(const attention_shape& s) {
     static std::unique_ptr<operands<D>> last;
     const auto same = [&](const attention_shape& o) {
         return o.batch == s.batch && o.query_heads == s.query_heads && o.kv_heads == s.kv_heads &&
-               o.queries == s.queries && o.keys == s.keys;
+               o.queries == s.queries && o.keys == s.keys && o.copies == s.copies;
     };
     if (!last || !same(last->shape)) {
         last.reset();
@@ -170,25 +182,25 @@ template <std::size_t D>
 timed_call make_call(entry e, const operands<D>& x, const attention_shape& s) {
     switch (e) {
 #ifdef CTEIN_BENCH_HAS_ATTENTION
-    case entry::ctein:
-        if (!s.causal)
-            return {[&x, n = s.threads] { keep(ctein::attention(x.q, x.k, x.v, ctein::threads(n))); }};
-        if (s.causal_offset == 0)
-            return {[&x, n = s.threads] {
-                keep(ctein::attention(x.q, x.k, x.v, ctein::causal, ctein::threads(n)));
-            }};
-        return {[&x, n = s.threads, past = s.causal_offset] {
-            keep(ctein::attention(x.q, x.k, x.v, ctein::causal_offset(past), ctein::threads(n)));
-        }};
+    case entry::ctein: {
+        const auto call = [&x, s](const auto&... masks) {
+            return rotating(s.copies, [&x, n = s.threads, masks...](std::size_t c) {
+                keep(ctein::attention(x.q, x.k[c], x.v[c], masks..., ctein::threads(n)));
+            });
+        };
+        if (!s.causal) return {call()};
+        if (s.causal_offset == 0) return {call(ctein::causal)};
+        return {call(ctein::causal_offset(s.causal_offset))};
+    }
 #endif
 #ifdef CTEIN_BENCH_HAS_FORMULA
     // The same masks as ctein::attention's; threads: ctein::set_thread_count, which each row sets.
     case entry::formula: {
         const float scale = 1.0f / std::sqrt(static_cast<float>(D));
         const auto weighted = [&x](const auto& scores) {
-            keep(ctein::einsum<"b h q k, b h k d -> b h q d">(ctein::softmax<"k">(scores), x.v));
+            keep(ctein::einsum<"b h q k, b h k d -> b h q d">(ctein::softmax<"k">(scores), x.v[0]));
         };
-        const auto scores = [&x] { return ctein::einsum<"b h q d, b h k d -> b h q k">(x.q, x.k); };
+        const auto scores = [&x] { return ctein::einsum<"b h q d, b h k d -> b h q k">(x.q, x.k[0]); };
         if (!s.causal) return {[=] { weighted(scores() * scale); }};
         if (s.causal_offset == 0) return {[=] { weighted(scores() * scale + ctein::causal); }};
         return {[=, past = s.causal_offset] { weighted(scores() * scale + ctein::causal_offset(past)); }};
@@ -197,25 +209,28 @@ timed_call make_call(entry e, const operands<D>& x, const attention_shape& s) {
 #ifdef CTEIN_TORCH_PEER
     case entry::torch: {
         ctein::bench::set_torch_threads(s.threads);
-        auto torch = std::make_shared<ctein::bench::torch_attention>(s, x.q.data(), x.k.data(), x.v.data());
-        return {[torch] { keep((*torch)().data_ptr()); }};
+        std::vector<std::shared_ptr<ctein::bench::torch_attention>> torch;
+        for (std::size_t c = 0; c < s.copies; ++c)
+            torch.push_back(
+                std::make_shared<ctein::bench::torch_attention>(s, x.q.data(), x.k[c].data(), x.v[c].data()));
+        return {rotating(s.copies, [torch](std::size_t c) { keep((*torch[c])().data_ptr()); })};
     }
 #endif
     case entry::naive: {
         auto naive = std::make_shared<ctein::bench::naive_attention>(s);
         return {[naive, &x] {
-                    (*naive)(x.q.data(), x.k.data(), x.v.data());
+                    (*naive)(x.q.data(), x.k[0].data(), x.v[0].data());
                     keep(naive->out());
                 },
                 naive->time_scale(), naive->sample()};
     }
     case entry::memcpy: {
         auto to = std::make_shared<std::vector<float>>(2 * s.kv_size());
-        return {[to, &x] {
-            std::memcpy(to->data(), x.k.data(), x.k.size() * sizeof(float));
-            std::memcpy(to->data() + x.k.size(), x.v.data(), x.v.size() * sizeof(float));
+        return {rotating(s.copies, [to, &x](std::size_t c) {
+            std::memcpy(to->data(), x.k[c].data(), x.k[c].size() * sizeof(float));
+            std::memcpy(to->data() + x.k[c].size(), x.v[c].data(), x.v[c].size() * sizeof(float));
             benchmark::ClobberMemory();
-        }};
+        })};
     }
     default:
         return {};
@@ -274,7 +289,8 @@ void attention_row(benchmark::State& state, entry e, kind k, const attention_sha
     std::vector<std::pair<std::string, double>> timed_before; // name, fastest call
     for (entry p : peers_of(e, k, s)) {
         timed_call peer = make_call<D>(p, x, s);
-        if (p == entry::naive) {
+        // A warm decode row's peers run before it: between its calls they would evict its K and V.
+        if (p == entry::naive || (k == kind::decode && s.copies == 1)) {
             timed_before.emplace_back(name_of(p), fastest_seconds(peer));
         } else {
             peer.run();
@@ -300,6 +316,7 @@ void attention_row(benchmark::State& state, entry e, kind k, const attention_sha
             peer.fastest = peer.fastest == 0.0 ? p : std::min(peer.fastest, p);
         }
     }
+    state.counters["seconds"] = seconds; // the fastest call, beside which engine_peers.py's rows are put
     if (k == kind::prefill) {
         const double gflops = s.flops() / seconds * 1e-9;
         state.counters["GFLOPs"] = gflops;
@@ -403,29 +420,51 @@ void register_prefill() {
                 }
 }
 
+/// Bytes of the last-level cache (32 MiB when the system does not say).
+std::size_t last_level_cache_bytes() {
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    return l3 > 0 ? static_cast<std::size_t>(l3) : std::size_t{32} << 20;
+}
+
+/// Copies of K and V a cold row rotates through: three times the last-level cache in all.
+std::size_t cold_copies(const attention_shape& s) {
+    const auto bytes = static_cast<std::size_t>(s.kv_bytes());
+    return std::max<std::size_t>(2, (3 * last_level_cache_bytes() + bytes - 1) / bytes);
+}
+
+/// The causal offset of one query that sees every one of `keys` keys.
+std::ptrdiff_t past(std::size_t keys) {
+    return static_cast<std::ptrdiff_t>(keys) - 1;
+}
+
 /// Decode: one query against a KV cache of 512 and 4096 tokens, multi-head (12 heads, D = 64)
-/// and grouped-query (32 query heads over 8 key/value heads, D = 128, as Llama 3 8B).
+/// and grouped-query (32 query heads over 8 key/value heads, D = 128, as Llama 3 8B). Warm: the
+/// same K and V at every call, left in the caches by the call before (a small model, a short
+/// context); cold: the calls rotate through copies worth three times the last-level cache, so
+/// that K and V come from memory.
 void register_decode() {
     struct heads {
         std::size_t query, kv, size;
     };
     for (const heads h : {heads{12, 12, 64}, heads{32, 8, 128}})
         for (const std::size_t keys : {512, 4096})
-            for (const std::size_t threads : {1, 2}) {
-                const attention_shape s{
-                    1, h.query, h.kv, 1, keys, h.size, true, static_cast<std::ptrdiff_t>(keys) - 1, threads};
-                for (const entry e : decode_entries) {
-                    // The formula's einsum pairs query head h with key head h: multi-head only.
-                    if (!available(e) || (e == entry::formula && h.query != h.kv)) continue;
-                    const std::string name = "decode/Hq:" + std::to_string(h.query) +
-                                             "/Hkv:" + std::to_string(h.kv) + "/D:" + std::to_string(h.size) +
-                                             "/Tk:" + std::to_string(keys) +
-                                             "/threads:" + std::to_string(threads) + "/" + name_of(e);
-                    add(name, [e, s](benchmark::State& st) {
-                        dispatch(s.head_size, st, e, kind::decode, s);
-                    })->MinTime(0.25);
+            for (const std::size_t threads : {1, 2})
+                for (const bool cold : {false, true}) {
+                    attention_shape s{1, h.query, h.kv, 1, keys, h.size, true, past(keys), threads};
+                    if (cold) s.copies = cold_copies(s);
+                    for (const entry e : decode_entries) {
+                        // The formula's einsum pairs query head h with key head h: multi-head only.
+                        if (!available(e) || (e == entry::formula && h.query != h.kv)) continue;
+                        const std::string name =
+                            "decode/Hq:" + std::to_string(h.query) + "/Hkv:" + std::to_string(h.kv) +
+                            "/D:" + std::to_string(h.size) + "/Tk:" + std::to_string(keys) +
+                            "/threads:" + std::to_string(threads) + (cold ? "/cache:cold/" : "/cache:warm/") +
+                            name_of(e);
+                        add(name, [e, s](benchmark::State& st) {
+                            dispatch(s.head_size, st, e, kind::decode, s);
+                        })->MinTime(0.25);
+                    }
                 }
-            }
 }
 
 /// Peak memory at T = 8192 (B = 1, H = 12, D = 64), where a materialised score matrix would be

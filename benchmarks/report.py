@@ -146,7 +146,11 @@ def save(fig, path):
 
 
 PEER_STYLE = {"ctein": ("C0", "ctein"), "formula": ("C1", "ctein formula"), "torch2": ("C3", "PyTorch {v} SDPA"),
-              "torch1": ("C2", "PyTorch {v} (matmul, softmax, matmul)"), "naive": ("C7", "naive loops")}
+              "torch1": ("C2", "PyTorch {v} (matmul, softmax, matmul)"), "naive": ("C7", "naive loops"),
+              "onnxruntime_mha": ("C4", "ORT MultiHeadAttention"), "onnxruntime_attn": ("C9", "ORT Attention"),
+              "onnxruntime_gqa": ("C4", "ORT GroupQueryAttention"), "openvino_f32": ("C8", "OpenVINO f32"),
+              "openvino_bf16": ("C6", "OpenVINO bf16")}
+ENGINES = ("onnxruntime_mha", "onnxruntime_attn", "onnxruntime_gqa", "openvino_f32", "openvino_bf16")
 
 
 def peer_key(name):
@@ -185,6 +189,8 @@ def prefill_series(files):
                         ratios[key][(peer_key(peer), fields["mask"])][t] = ratio
             elif entry == "formula":
                 series[key][("formula", fields["mask"])][t] = run["GFLOPs"]
+            elif entry in ENGINES:  # engine_peers.py's rows, timed in the same make bench
+                series[key][(entry, fields["mask"])][t] = run["GFLOPs"]
     return series, peaks, versions, ratios
 
 
@@ -226,12 +232,15 @@ def plot_decode(files, plots):
             if not name.startswith("decode/"):
                 continue
             fields, entry = fields_of(name)
-            if entry != "ctein" or "bytes_per_second" not in run:
+            if entry not in ("ctein",) + ENGINES or "bytes_per_second" not in run:
                 continue
-            label = f"{fields['Hq']}:{fields['Hkv']} heads, D {fields['D']}\n{fields['threads']} thr"
+            label = (f"{fields['Hq']}:{fields['Hkv']} heads, D {fields['D']}\n{fields['threads']} thr, "
+                     f"{fields.get('cache', '')}")
             tk = int(fields["Tk"])
             gbps = run["bytes_per_second"] / 1e9
-            groups[label]["ctein"][tk] = gbps
+            groups[label][entry][tk] = gbps
+            if entry != "ctein":
+                continue
             for counter, ratio in run.items():
                 if counter.startswith("vs_") and ratio > 0:
                     groups[label][counter[3:]][tk] = gbps / ratio
@@ -246,8 +255,9 @@ def plot_decode(files, plots):
             for k, tk in enumerate(sorted(points)):
                 x = g * 2 + k
                 positions.append((x, f"{label}, Tk {tk}"))
-                color = {"memcpy": "k", "ctein": "C0"}.get(entry, "C3")
-                name = {"memcpy": "memcpy of the same bytes", "ctein": "ctein"}.get(entry, f"PyTorch {entry[5:]} SDPA")
+                color = {"memcpy": "k", "ctein": "C0"}.get(entry, PEER_STYLE.get(entry, ("C3",))[0])
+                name = {"memcpy": "memcpy of the same bytes", "ctein": "ctein"}.get(
+                    entry, PEER_STYLE[entry][1] if entry in ENGINES else f"PyTorch {entry[5:]} SDPA")
                 ax.bar(x + (e - 1) * width, points[tk], width, color=color,
                        label=name if (g, k) == (0, 0) else None, alpha=0.85 if entry != "memcpy" else 0.35)
     ticks = sorted(set(positions))
@@ -340,6 +350,16 @@ def tables(files, rearrange_rows, compile_times, info):
     return "\n".join(out) + "\n"
 
 
+def run_engine_peers(build, out):
+    """ONNX Runtime and OpenVINO on the attention rows' shapes (engine_peers.py), right after them."""
+    out.unlink(missing_ok=True)
+    found = subprocess.run([str(ROOT / "tools/engine-python"), str(build)], capture_output=True, text=True)
+    if found.returncode != 0:
+        print("engine peers skipped: " + found.stderr.strip(), flush=True)
+        return
+    subprocess.run([found.stdout.strip(), str(ROOT / "benchmarks/engine_peers.py"), "--out", str(out)], check=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("build", type=pathlib.Path)
@@ -362,6 +382,7 @@ def main():
         (results / "machine.json").write_text(json.dumps(info))
         run_benchmark(binaries / "ctein_bench_rearrange", results / "rearrange.json")
         run_benchmark(binaries / "ctein_bench_attention", results / "attention.json")
+        run_engine_peers(args.build, results / "attention_engines.json")
         for peer in sorted(binaries.glob("ctein_bench_attention_torch*")):
             (results / f"{peer.name}.json").unlink(missing_ok=True)
             if os.access(peer, os.X_OK) and peer.is_file() and not any(w in peer.name for w in args.without):

@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+"""ONNX Runtime and OpenVINO as peers of ctein's attention rows, timed in the same `make bench`.
+
+    python3 benchmarks/engine_peers.py --out build-bench/results/engines.json [--quick]
+
+Runs the shapes of bench_attention.cpp (prefill: B 1, H 12 × D 64 and H 8 × D 128, T 512..4096,
+full and causal, 1 and 2 threads; decode: one query over 512 and 4096 cached tokens, H 12:12 × 64
+and 32:8 × 128, warm and cold) through:
+
+  onnxruntime_mha   com.microsoft MultiHeadAttention (prefill)
+  onnxruntime_gqa   com.microsoft GroupQueryAttention (decode, past and present sharing one buffer)
+  onnxruntime_attn  the opset-23 Attention op (prefill and decode)
+  openvino_f32      opset-13 scaled_dot_product_attention, INFERENCE_PRECISION_HINT f32
+  openvino_bf16     the same with INFERENCE_PRECISION_HINT bf16
+
+Each engine gets intra-op threads equal to the row's count. Before timing, every output is checked
+against PyTorch's attention in fp64 on the same inputs; the largest error is kept
+in the row (`max_abs_error`), and an fp32 path further than 1e-4·max|ref| + 1e-5 fails the run.
+Rows are written in Google Benchmark's JSON layout under the names ctein's binary uses
+("prefill/D:64/H:12/T:512/full/threads:1/openvino_f32"), with `seconds` (fastest call), so that
+attention_table.py can put them beside ctein's. An engine that is not installed is skipped with a
+message.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+
+L3_BYTES = 32 << 20  # cold decode rotates through copies of K and V worth 3x this
+
+
+def fastest(call, budget=0.5, least=3, most=21):
+    """The fastest of a few calls after a first one, as bench_attention.cpp's fastest_seconds."""
+    start = time.perf_counter()
+    call()
+    first = time.perf_counter() - start
+    runs = int(min(max(budget / max(first, 1e-9), least), most))
+    best = first
+    for _ in range(runs):
+        start = time.perf_counter()
+        call()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def uniform(rng, shape):
+    return rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
+
+
+def reference(q, k, v, causal_offset):
+    """softmax(q·kᵀ/√D + causal)·v in fp64 by PyTorch (matmul, softmax, matmul: any version);
+    q [B, Hq, Tq, D], k, v [B, Hkv, Tk, D]."""
+    import torch
+    qt, kt, vt = (torch.from_numpy(x).double() for x in (q, k, v))
+    group = q.shape[1] // k.shape[1]
+    kt, vt = kt.repeat_interleave(group, 1), vt.repeat_interleave(group, 1)
+    scores = qt @ kt.transpose(-2, -1) / q.shape[3] ** 0.5
+    if causal_offset is not None:
+        tq, tk = q.shape[2], k.shape[2]
+        hidden = torch.arange(tk)[None, :] > torch.arange(tq)[:, None] + causal_offset
+        scores = scores.masked_fill(hidden, float("-inf"))
+    return (torch.softmax(scores, -1) @ vt).numpy()
+
+
+def check(name, out, ref, tolerance):
+    error = float(np.max(np.abs(out.astype(np.float64) - ref)))
+    bound = 1e-4 * float(np.max(np.abs(ref))) + 1e-5 if tolerance == "fp32" else None
+    if bound is not None and not error <= bound:
+        sys.exit(f"engine_peers: {name} differs from PyTorch by {error:.3g} (bound {bound:.3g})")
+    return error
+
+
+# ONNX Runtime ----------------------------------------------------------------------------------
+
+def ort_session(model, threads):
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.add_session_config_entry("session.intra_op.allow_spinning", "1")
+    return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+
+
+def onnx_model(node, inputs, outputs, opset=23, ms_opset=1):
+    from onnx import helper
+    graph = helper.make_graph([node], "attention", inputs, outputs)
+    imports = [helper.make_opsetid("", opset), helper.make_opsetid("com.microsoft", ms_opset)]
+    return helper.make_model(graph, opset_imports=imports)
+
+
+def tensor_info(name, shape, dtype=None):
+    from onnx import TensorProto, helper
+    return helper.make_tensor_value_info(name, dtype or TensorProto.FLOAT, shape)
+
+
+def ort_mha(q, k, v, causal, threads):
+    """MultiHeadAttention over [B, T, H·D] inputs (its layout); returns (call, output as BHTD)."""
+    from onnx import helper
+    b, h, t, d = q.shape
+    node = helper.make_node("MultiHeadAttention", ["q", "k", "v"], ["out"], domain="com.microsoft",
+                            num_heads=h, unidirectional=int(causal))
+    model = onnx_model(node, [tensor_info(n, [b, t, h * d]) for n in "qkv"], [tensor_info("out", [b, t, h * d])])
+    session = ort_session(model, threads)
+    feeds = {n: np.ascontiguousarray(x.transpose(0, 2, 1, 3).reshape(b, t, h * d)) for n, x in zip("qkv", (q, k, v))}
+    out = session.run(None, feeds)[0].reshape(b, t, h, d).transpose(0, 2, 1, 3)
+    return (lambda: session.run(None, feeds)), out
+
+
+def ort_attention(q, k, v, causal, threads):
+    """The opset-23 Attention op over [B, H, T, D] inputs, grouped-query when k has fewer heads."""
+    from onnx import helper
+    b, hq, tq, d = q.shape
+    hkv, tk = k.shape[1], k.shape[2]
+    node = helper.make_node("Attention", ["q", "k", "v"], ["out"], is_causal=int(causal))
+    inputs = [tensor_info("q", list(q.shape)), tensor_info("k", list(k.shape)), tensor_info("v", list(v.shape))]
+    model = onnx_model(node, inputs, [tensor_info("out", [b, hq, tq, d])])
+    session = ort_session(model, threads)
+    feeds = {"q": q, "k": k, "v": v}
+    out = session.run(None, feeds)[0]
+    return (lambda: session.run(None, feeds)), out
+
+
+def ort_gqa_decode(q, k, v, threads):
+    """GroupQueryAttention for one new token: the cache holds keys [0, Tk - 1), the new key is the
+    last one; past and present are bound to the same buffers (its in-place decode mode)."""
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+    b, hq, _, d = q.shape
+    hkv, tk = k.shape[1], k.shape[2]
+    node = helper.make_node("GroupQueryAttention",
+                            ["q", "k_new", "v_new", "past_k", "past_v", "seqlens_k", "total_len"],
+                            ["out", "present_k", "present_v"], domain="com.microsoft",
+                            num_heads=hq, kv_num_heads=hkv)
+    cache = [b, hkv, tk, d]
+    model = onnx_model(node,
+                       [tensor_info("q", [b, 1, hq * d]), tensor_info("k_new", [b, 1, hkv * d]),
+                        tensor_info("v_new", [b, 1, hkv * d]), tensor_info("past_k", cache),
+                        tensor_info("past_v", cache), tensor_info("seqlens_k", [b], TensorProto.INT32),
+                        tensor_info("total_len", [], TensorProto.INT32)],
+                       [tensor_info("out", [b, 1, hq * d]), tensor_info("present_k", cache),
+                        tensor_info("present_v", cache)])
+    session = ort_session(model, threads)
+    past_k, past_v = k.copy(), v.copy()  # the op writes the new key into row Tk - 1
+    k_new = np.ascontiguousarray(k[:, :, tk - 1, :].reshape(b, 1, hkv * d))
+    v_new = np.ascontiguousarray(v[:, :, tk - 1, :].reshape(b, 1, hkv * d))
+    binding = session.io_binding()
+    past_k_value = ort.OrtValue.ortvalue_from_numpy(past_k)
+    past_v_value = ort.OrtValue.ortvalue_from_numpy(past_v)
+    binding.bind_cpu_input("q", np.ascontiguousarray(q.reshape(b, 1, hq * d)))
+    binding.bind_cpu_input("k_new", k_new)
+    binding.bind_cpu_input("v_new", v_new)
+    binding.bind_ortvalue_input("past_k", past_k_value)
+    binding.bind_ortvalue_input("past_v", past_v_value)
+    binding.bind_cpu_input("seqlens_k", np.full([b], tk - 1, np.int32))
+    binding.bind_cpu_input("total_len", np.array(tk, np.int32))
+    binding.bind_output("out", "cpu")
+    binding.bind_ortvalue_output("present_k", past_k_value)
+    binding.bind_ortvalue_output("present_v", past_v_value)
+
+    def call():
+        session.run_with_iobinding(binding)
+        return binding.get_outputs()[0]
+
+    out = call().numpy().reshape(b, 1, hq, d).transpose(0, 2, 1, 3)
+    return call, out
+
+
+# OpenVINO --------------------------------------------------------------------------------------
+
+def openvino_sdpa(q, k, v, causal, threads, precision):
+    """opset-13 scaled_dot_product_attention; grouped-query heads are repeated in the graph (the
+    pattern OpenVINO's CPU plugin fuses into its SDPA node)."""
+    import openvino as ov
+    from openvino import opset13 as ops
+    b, hq, tq, d = q.shape
+    hkv, tk = k.shape[1], k.shape[2]
+    params = [ops.parameter(list(x.shape), ov.Type.f32, name=n) for n, x in zip("qkv", (q, k, v))]
+    keys, values = params[1], params[2]
+    if hkv != hq:
+        group = hq // hkv
+
+        def repeat(x):
+            grown = ops.broadcast(ops.unsqueeze(x, [2]), ops.constant(np.array([b, hkv, group, tk, d], np.int64)))
+            return ops.reshape(grown, ops.constant(np.array([b, hq, tk, d], np.int64)), False)
+
+        keys, values = repeat(keys), repeat(values)
+    if causal and tq == 1:
+        causal = False  # one query over the whole cache: nothing to mask
+    sdpa = ops.scaled_dot_product_attention(params[0], keys, values, causal=causal)
+    model = ov.Model([sdpa], params, "attention")
+    config = {"INFERENCE_NUM_THREADS": threads, "INFERENCE_PRECISION_HINT": precision,
+              "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1}
+    compiled = ov.Core().compile_model(model, "CPU", config)
+    request = compiled.create_infer_request()
+    feeds = {0: q, 1: k, 2: v}
+    out = np.array(request.infer(feeds)[0])
+    return (lambda: request.infer(feeds, share_inputs=True, share_outputs=True)), out
+
+
+# Rows ------------------------------------------------------------------------------------------
+
+def prefill_shapes(quick):
+    for heads, d in ((12, 64), (8, 128)):
+        for t in (512,) if quick else (512, 2048, 4096):
+            for causal in (False, True):
+                for threads in (1, 2):
+                    yield heads, d, t, causal, threads
+
+
+def decode_shapes(quick):
+    for hq, hkv, d in ((12, 12, 64), (32, 8, 128)):
+        for tk in (512,) if quick else (512, 4096):
+            for threads in (1, 2):
+                for cache in ("warm", "cold"):
+                    yield hq, hkv, d, tk, threads, cache
+
+
+def engines(section, hq, hkv):
+    found = []
+    try:
+        import onnxruntime  # noqa: F401
+        import onnx  # noqa: F401
+        found += ["onnxruntime_mha", "onnxruntime_attn"] if section == "prefill" else ["onnxruntime_gqa",
+                                                                                         "onnxruntime_attn"]
+    except ImportError:
+        pass
+    try:
+        import openvino  # noqa: F401
+        found += ["openvino_f32", "openvino_bf16"]
+    except ImportError:
+        pass
+    return [e for e in found if not (e == "onnxruntime_mha" and hq != hkv)]
+
+
+def build(engine, q, k, v, causal, threads):
+    if engine == "onnxruntime_mha":
+        return ort_mha(q, k, v, causal, threads)
+    if engine == "onnxruntime_attn":
+        return ort_attention(q, k, v, causal and q.shape[2] > 1, threads)
+    if engine == "onnxruntime_gqa":
+        return ort_gqa_decode(q, k, v, threads)
+    return openvino_sdpa(q, k, v, causal, threads, "bf16" if engine.endswith("bf16") else "f32")
+
+
+def row(name, seconds, error, flops=None, kv_bytes=None):
+    counters = {"name": name, "run_name": name, "run_type": "iteration", "iterations": 1,
+                "real_time": seconds * 1e3, "time_unit": "ms", "seconds": seconds, "max_abs_error": error}
+    if flops is not None:
+        counters["GFLOPs"] = flops / seconds * 1e-9
+    if kv_bytes is not None:
+        counters["bytes_per_second"] = kv_bytes / seconds
+    return counters
+
+
+def run(quick, only):
+    rng = np.random.default_rng(1)
+    rows = []
+    for heads, d, t, causal, threads in prefill_shapes(quick):
+        q, k, v = (uniform(rng, (1, heads, t, d)) for _ in range(3))
+        ref = reference(q, k, v, 0 if causal else None)
+        flops = 4.0 * heads * t * t * d / (2 if causal else 1)
+        for engine in engines("prefill", heads, heads):
+            if only and engine not in only:
+                continue
+            name = f"prefill/D:{d}/H:{heads}/T:{t}/{'causal' if causal else 'full'}/threads:{threads}/{engine}"
+            call, out = build(engine, q, k, v, causal, threads)
+            error = check(name, out, ref, "bf16" if engine.endswith("bf16") else "fp32")
+            rows.append(row(name, fastest(call), error, flops=flops))
+            print(f"{name:<60} {rows[-1]['seconds'] * 1e3:9.3f} ms  {rows[-1]['GFLOPs']:7.1f} GFLOP/s  "
+                  f"max|Δ| {error:.2g}", flush=True)
+            del call
+    for hq, hkv, d, tk, threads, cache in decode_shapes(quick):
+        kv_bytes = 2 * hkv * tk * d * 4
+        copies = 1 if cache == "warm" else max(2, -(-3 * L3_BYTES // kv_bytes))
+        q = uniform(rng, (1, hq, 1, d))
+        kvs = [(uniform(rng, (1, hkv, tk, d)), uniform(rng, (1, hkv, tk, d))) for _ in range(copies)]
+        ref = reference(q, *kvs[0], tk - 1)
+        for engine in engines("decode", hq, hkv):
+            if only and engine not in only:
+                continue
+            name = f"decode/Hq:{hq}/Hkv:{hkv}/D:{d}/Tk:{tk}/threads:{threads}/cache:{cache}/{engine}"
+            calls = []
+            for i, (k, v) in enumerate(kvs):
+                call, out = build(engine, q, k, v, True, threads)
+                if i == 0:
+                    error = check(name, out, ref, "bf16" if engine.endswith("bf16") else "fp32")
+                calls.append(call)
+            turn = [0]
+
+            def rotating():
+                calls[turn[0] % len(calls)]()
+                turn[0] += 1
+
+            rows.append(row(name, fastest(rotating, least=2 * len(calls)), error, kv_bytes=kv_bytes))
+            print(f"{name:<66} {rows[-1]['seconds'] * 1e3:9.3f} ms  "
+                  f"{rows[-1]['bytes_per_second'] / 2**30:7.1f} GiB/s  max|Δ| {error:.2g}", flush=True)
+            del calls
+    return rows
+
+
+def versions():
+    found = {}
+    for module in ("onnxruntime", "openvino", "torch"):
+        try:
+            found[module + "_version"] = __import__(module).__version__
+        except ImportError:
+            pass
+    return found
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--quick", action="store_true", help="T = 512 only (a smoke run)")
+    parser.add_argument("--only", default="", help="comma-separated engines to run")
+    args = parser.parse_args()
+    context = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
+               "executable": "engine_peers.py", "load_avg": list(os.getloadavg()),
+               "host_name": platform.node(), **versions()}
+    rows = run(args.quick, [e for e in args.only.split(",") if e])
+    with open(args.out, "w") as f:
+        json.dump({"context": context, "benchmarks": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
