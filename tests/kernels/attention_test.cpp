@@ -1,3 +1,4 @@
+#include <ctein/core/half_precision.hpp>
 #include <ctein/kernels/attention.hpp>
 #include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/attention_instances.cpp
 
@@ -76,6 +77,26 @@ struct call {
         p.out = out.data();
         p.scale = 1.0f / std::sqrt(static_cast<float>(s.head_size));
     }
+
+    /// Stores q (when `queries`) and k and v as `type`: each element rounded to it, in a copy with
+    /// the same strides (padding stays NaN); the reference reads the rounded values.
+    void narrow(ctein::kernels::element_type type, bool queries) {
+        const auto to = [type](const floats& from, std::vector<std::uint16_t>& bits) {
+            bits.resize(from.size());
+            for (std::size_t i = 0; i < from.size(); ++i)
+                bits[i] = type == ctein::kernels::element_type::bf16 ? ctein::bfloat16(from[i]).bits
+                                                                     : ctein::float16(from[i]).bits;
+            return static_cast<const void*>(bits.data());
+        };
+        if (queries) {
+            p.q = to(q, q16);
+            p.q_type = type;
+        }
+        p.k = to(k, k16);
+        p.v = to(v, v16);
+        p.kv_type = type;
+    }
+    std::vector<std::uint16_t> q16, k16, v16;
 
     /// Asks for the weights too, [B, H, Tq, Tk] contiguous or, strided, with keys `Tq + 1` apart.
     void want_weights(bool strided = false) {
@@ -629,4 +650,31 @@ TEST_CASE("attention without keys or queries", "[attention]") {
     call d({2, 2, 1, 0, 9, 64}, false);
     ctein::kernels::attention(d.p);
     CHECK(d.out.empty());
+}
+
+TEST_CASE("attention reads bfloat16 and float16 operands as the floats they hold", "[attention]") {
+    using ctein::kernels::element_type;
+    const std::pair<std::size_t, std::size_t> lengths[] = {{1, 1}, {1, 600}, {3, 70}, {33, 33}, {7, 257}};
+    for (element_type type : {element_type::bf16, element_type::f16})
+        for (bool queries : {false, true})
+            for (std::size_t d : {64, 128, 40})
+                for (auto [tq, tk] : lengths)
+                    for (bool strided : {false, true}) {
+                        call c({2, 4, 2, tq, tk, d}, strided);
+                        c.narrow(type, queries);
+                        INFO(describe(c.sh) << (type == element_type::bf16 ? ", bfloat16" : ", float16")
+                                            << (queries ? " q, k, v" : " k, v")
+                                            << (strided ? ", strided" : ""));
+                        check_against_reference(c);
+                    }
+    SECTION("with masks, dropout and weights") {
+        call c({2, 2, 1, 17, 70, 64}, true);
+        c.narrow(element_type::bf16, true);
+        c.p.causal = true;
+        c.p.dropout = 0.25f;
+        c.p.dropout_seed = 5;
+        c.bool_mask(mask_kind::keep, 2 * 70, {70, 0, 0, 1}, 0.8);
+        c.want_weights();
+        check_against_reference(c);
+    }
 }

@@ -254,3 +254,50 @@ TEST_CASE("rotary at position ids: each batch at its own positions (a left-padde
     ids(1, 3) = 16; // past the tables
     CHECK_THROWS_WITH(rope.rotated(x, ids), Catch::StartsWith("Index 16 is out of range for axis s of length 16"));
 }
+
+TEST_CASE("a bfloat16 or float16 KV cache holds the tokens rounded, in half the bytes", "[nn][half]") {
+    constexpr std::size_t Hkv = 2, D = 64;
+    ctein::tensor<float, "b h s d", 2, Hkv, 5, D> k, v;
+    deterministic_fill(k, 31);
+    deterministic_fill(v, 32);
+    for (std::size_t i = 0; i < k.size(); ++i) k.data()[i] *= 1.0f + 1.0f / 3.0f; // not exact in 16 bits
+    const auto check = [&](auto cache) {
+        using element = typename decltype(cache)::element_type;
+        STATIC_REQUIRE(sizeof(element) == 2);
+        cache.append(ctein::slice<"s">(k, 0, 2), ctein::slice<"s">(v, 0, 2));
+        cache.append(ctein::slice<"s">(k, 2, 5), ctein::slice<"s">(v, 2, 5));
+        REQUIRE(cache.length() == 5);
+        std::size_t wrong = 0;
+        for (std::size_t b = 0; b < 2; ++b)
+            for (std::size_t h = 0; h < Hkv; ++h)
+                for (std::size_t s = 0; s < 5; ++s)
+                    for (std::size_t d = 0; d < D; ++d) {
+                        wrong += cache.keys()(b, h, s, d).bits != element(k(b, h, s, d)).bits;
+                        wrong += cache.values()(b, h, s, d).bits != element(v(b, h, s, d)).bits;
+                    }
+        CHECK(wrong == 0);
+        // attention over the cache is attention over float tensors of the same rounded values
+        ctein::tensor<float, "b h q d", 2, 4, 1, D> q;
+        deterministic_fill(q, 33);
+        const auto widened = [&](const auto& x) {
+            ctein::tensor<float, "b h s d", 2, Hkv, 5, D> out;
+            for (std::size_t i = 0; i < out.size(); ++i) out.data()[i] = ctein::eval(x).data()[i];
+            return out;
+        };
+        const auto expected = ctein::attention(q, widened(cache.keys()), widened(cache.values()));
+        CHECK(largest_difference(ctein::attention(q, cache.keys(), cache.values()), expected) == 0.0f);
+    };
+    check(ctein::nn::kv_cache_of<ctein::bfloat16, Hkv, D, 8>(2));
+    check(ctein::nn::kv_cache_of<ctein::float16, Hkv, D>(2, 8));
+    STATIC_REQUIRE(sizeof(decltype(std::declval<ctein::nn::kv_cache_of<ctein::bfloat16, Hkv, D, 8>>().keys())::value_type) == 2);
+}
+
+TEST_CASE("GQA + RoPE decode through a bfloat16 cache: the float cache's result within bfloat16's rounding",
+          "[nn][half]") {
+    decode_case c(6);
+    ctein::nn::kv_cache_of<ctein::bfloat16, decode_case::Hkv, decode_case::E / decode_case::H> cache(2, 32);
+    const float worst = c.decode_difference(cache, 5, [] {});
+    CHECK(cache.length() == decode_case::T);
+    CHECK(worst <= 1e-2f); // keys and values rounded to 8 bits of mantissa (relative 2^-9), outputs near 1
+    CHECK(worst > 1e-5f);  // and the rounding is there: the cache does hold bfloat16
+}

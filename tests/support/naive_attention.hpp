@@ -3,6 +3,7 @@
 // tested against; it reads the same operands, strides and masks and draws the same dropout.
 #pragma once
 
+#include <ctein/core/half_precision.hpp>
 #include <ctein/kernels/attention_problem.hpp>
 #include <ctein/kernels/philox.hpp>
 
@@ -14,6 +15,18 @@
 #include <vector>
 
 namespace ctein::testing {
+
+/// Element `at` of an operand stored as `type`, exactly.
+inline double element(const void* data, kernels::element_type type, std::ptrdiff_t at) {
+    switch (type) {
+    case kernels::element_type::bf16:
+        return static_cast<const bfloat16*>(data)[at];
+    case kernels::element_type::f16:
+        return static_cast<const float16*>(data)[at];
+    default:
+        return static_cast<const float*>(data)[at];
+    }
+}
 
 /// The reference results, contiguous: out [batch][query_heads][queries][head_size] and weights
 /// [batch][query_heads][queries][keys] (after dropout).
@@ -75,6 +88,7 @@ inline naive_key naive_mask(const kernels::attention_problem& p, std::size_t b, 
 /// out = softmax(q·kᵀ·scale + masks)·v per row, with weight (b, h, i, j) kept when its Philox
 /// draw reaches the dropout probability and then scaled by 1 / (1 - p); a row whose keys are all
 /// masked gives zeros, and a NaN or infinite score NaN (std::max skips NaN, the sum does not).
+/// 16-bit operands are read exactly, as the kernel widens them.
 /// p.out and p.weights are not touched.
 ///
 ///     const auto ref = ctein::testing::naive_attention(problem);
@@ -94,20 +108,23 @@ inline naive_attention_result naive_attention(const kernels::attention_problem& 
         for (std::size_t h = 0; h < p.query_heads; ++h)
             for (std::size_t i = 0; i < p.queries; ++i) {
                 const std::size_t kh = h / group;
-                const float* q = p.q + static_cast<std::ptrdiff_t>(b) * p.q_strides.batch +
-                                 static_cast<std::ptrdiff_t>(h) * p.q_strides.head +
-                                 static_cast<std::ptrdiff_t>(i) * p.q_strides.token;
+                const std::ptrdiff_t q = static_cast<std::ptrdiff_t>(b) * p.q_strides.batch +
+                                         static_cast<std::ptrdiff_t>(h) * p.q_strides.head +
+                                         static_cast<std::ptrdiff_t>(i) * p.q_strides.token;
                 double top = -std::numeric_limits<double>::infinity();
                 bool any_kept = false;
                 for (std::size_t j = 0; j < p.keys; ++j) {
                     keys[j] = naive_mask(p, b, h, i, j);
                     if (!keys[j].kept) continue;
                     any_kept = true;
-                    const float* k = p.k + static_cast<std::ptrdiff_t>(b) * p.k_strides.batch +
-                                     static_cast<std::ptrdiff_t>(kh) * p.k_strides.head +
-                                     static_cast<std::ptrdiff_t>(j) * p.k_strides.token;
+                    const std::ptrdiff_t k = static_cast<std::ptrdiff_t>(b) * p.k_strides.batch +
+                                             static_cast<std::ptrdiff_t>(kh) * p.k_strides.head +
+                                             static_cast<std::ptrdiff_t>(j) * p.k_strides.token;
                     double dot = 0.0;
-                    for (std::size_t d = 0; d < p.head_size; ++d) dot += static_cast<double>(q[d]) * k[d];
+                    for (std::size_t d = 0; d < p.head_size; ++d) {
+                        const auto at = static_cast<std::ptrdiff_t>(d);
+                        dot += element(p.q, p.q_type, q + at) * element(p.k, p.kv_type, k + at);
+                    }
                     score[j] = dot * p.scale + keys[j].added;
                     top = std::max(top, score[j]);
                 }
@@ -126,10 +143,11 @@ inline naive_attention_result naive_attention(const kernels::attention_problem& 
                         w = u >= p.dropout ? w / (1.0 - static_cast<double>(p.dropout)) : 0.0;
                     }
                     weights[j] = w;
-                    const float* v = p.v + static_cast<std::ptrdiff_t>(b) * p.v_strides.batch +
-                                     static_cast<std::ptrdiff_t>(kh) * p.v_strides.head +
-                                     static_cast<std::ptrdiff_t>(j) * p.v_strides.token;
-                    for (std::size_t d = 0; d < p.head_size; ++d) out[d] += w * v[d];
+                    const std::ptrdiff_t v = static_cast<std::ptrdiff_t>(b) * p.v_strides.batch +
+                                             static_cast<std::ptrdiff_t>(kh) * p.v_strides.head +
+                                             static_cast<std::ptrdiff_t>(j) * p.v_strides.token;
+                    for (std::size_t d = 0; d < p.head_size; ++d)
+                        out[d] += w * element(p.v, p.kv_type, v + static_cast<std::ptrdiff_t>(d));
                 }
             }
     return r;

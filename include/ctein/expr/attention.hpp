@@ -3,6 +3,7 @@
 // kernels::attention_problem and returns the output as a new tensor.
 #pragma once
 
+#include "../core/half_precision.hpp"
 #include "../kernels/attention.hpp"
 #include "../kernels/thread_pool.hpp"
 #include "../plan/attention_plan.hpp"
@@ -88,20 +89,36 @@ std::size_t repeated_heads(const View& v) {
     return 0;
 }
 
+/// The element types attention reads: float, and the 16-bit ones it widens to float.
+template <class T>
+inline constexpr bool attention_element = std::is_same_v<T, float> || is_half_precision<T>;
+
+template <class T>
+inline constexpr kernels::element_type element_type_of = std::is_same_v<T, bfloat16> ? kernels::element_type::bf16
+                                                         : std::is_same_v<T, float16> ? kernels::element_type::f16
+                                                                                      : kernels::element_type::f32;
+
 /// An operand as the kernel reads it: features contiguous, and for keys and values (`in_place_repeat`)
 /// heads repeated in place read once (`repeat` heads per head). Any other view is copied once into
 /// `copy`.
 struct token_rows {
-    const float* data = nullptr;
+    const void* data = nullptr;
+    kernels::element_type type = kernels::element_type::f32;
     kernels::token_strides strides;
     std::size_t repeat = 1;
     aligned_buffer<float> copy;
 
+    /// `as_floats`: copied as floats even where it could be read in place.
     template <class View>
-    token_rows(const View& v, bool in_place_repeat) {
+    token_rows(const View& v, bool in_place_repeat, bool as_floats = false) {
+        if (as_floats) {
+            copy_as_floats(v);
+            return;
+        }
         if (const std::size_t r = repeated_heads(v); in_place_repeat && r != 0) {
             const auto& axes = v.mapping().axes();
             data = v.data();
+            type = element_type_of<typename View::value_type>;
             strides = {axes[0].stride, axes[1].stride, axes[3].stride};
             repeat = r;
             return;
@@ -109,17 +126,24 @@ struct token_rows {
         if constexpr (View::layout_type::strided) {
             if (v.stride(3) == 1 || v.extent(3) <= 1) {
                 data = v.data();
+                type = element_type_of<typename View::value_type>;
                 strides = {v.stride(0), v.stride(1), v.stride(2)};
                 return;
             }
         }
+        copy_as_floats(v); // any other view
+    }
+
+private:
+    template <class View>
+    void copy_as_floats(const View& v) {
         const std::size_t n2 = v.extent(2), n3 = v.extent(3), n1 = v.extent(1);
         copy = aligned_buffer<float>(v.size());
         float* out = copy.data();
         for (std::size_t b = 0; b < v.extent(0); ++b)
             for (std::size_t h = 0; h < n1; ++h)
                 for (std::size_t t = 0; t < n2; ++t)
-                    for (std::size_t d = 0; d < n3; ++d) *out++ = v(b, h, t, d);
+                    for (std::size_t d = 0; d < n3; ++d) *out++ = static_cast<float>(v(b, h, t, d));
         data = copy.data();
         strides = {static_cast<std::ptrdiff_t>(n1 * n2 * n3), static_cast<std::ptrdiff_t>(n2 * n3),
                    static_cast<std::ptrdiff_t>(n3)};
@@ -164,6 +188,12 @@ struct key_value_rows {
         if (k.repeat != v.repeat) {
             k = token_rows(keys, false);
             v = token_rows(values, false);
+        }
+        // the kernel reads k and v as one element type: a 16-bit one beside one copied as floats
+        // is copied too
+        if (k.type != v.type) {
+            k = token_rows(keys, false, true);
+            v = token_rows(values, false, true);
         }
     }
 };
@@ -232,10 +262,12 @@ auto compute_attention(const Q& q, const K& k, const V& v, const Mask* mask,
     p.head_size = shape.head_size;
     p.q = q_rows.data;
     p.q_strides = q_rows.strides;
+    p.q_type = q_rows.type;
     p.k = k_rows.data;
     p.k_strides = k_rows.strides;
     p.v = v_rows.data;
     p.v_strides = v_rows.strides;
+    p.kv_type = k_rows.type; // key_value_rows gives v the same
     p.out = out.data();
     const auto hd = static_cast<std::ptrdiff_t>(shape.head_size);
     p.out_strides = {static_cast<std::ptrdiff_t>(shape.query_heads * shape.queries) * hd,
@@ -281,12 +313,18 @@ template <class Q, class K, class V, class Mask, bool WithWeights, fixed_string 
 auto checked_attention(const Q& q, const K& k, const V& v, const Mask* mask,
                        const attention_request& request) {
     using planned = attention_planned<Q, K, V, Mask, ScoreNames>;
-    static_assert(std::is_same_v<typename Q::value_type, float> &&
-                      std::is_same_v<typename K::value_type, float> &&
-                      std::is_same_v<typename V::value_type, float>,
-                  "ctein::attention: queries, keys and values hold float");
-    if constexpr (planned::error) {
-        report<planned::error>();
+    using q_element = std::remove_cv_t<typename Q::value_type>;
+    using k_element = std::remove_cv_t<typename K::value_type>;
+    using v_element = std::remove_cv_t<typename V::value_type>;
+    constexpr bool readable = attention_element<q_element> && attention_element<k_element> &&
+                              attention_element<v_element>;
+    constexpr bool kv_alike = std::is_same_v<k_element, v_element>;
+    // one of these fails at a time; the kernel reads keys and values as one element type
+    static_assert(readable, "ctein::attention: queries, keys and values hold float, ctein::bfloat16 or "
+                            "ctein::float16");
+    static_assert(!readable || kv_alike, "ctein::attention: keys and values hold one element type");
+    if constexpr (!(readable && kv_alike) || planned::error) {
+        if constexpr (readable && kv_alike) report<planned::error>();
         if constexpr (WithWeights) { // so that `auto [o, w] = ...` adds no error
             return attention_result<failed_operation, failed_operation>{};
         } else {

@@ -36,13 +36,13 @@ inline constexpr std::size_t prefetch_distance = 2;
 /// the cache. Decode is bound by memory, and its compute comes in bursts the hardware
 /// prefetchers do not run ahead of: asking two blocks ahead keeps memory busy throughout
 /// (measured: 70 % of a memcpy's bandwidth without, 85-90 % with, at 4096 keys).
-inline void prefetch_rows(const attention_problem& p, const float* k, const float* v, std::size_t first,
+inline void prefetch_rows(const attention_problem& p, const void* k, const void* v, std::size_t first,
                           std::size_t stop) noexcept {
-    constexpr std::size_t line = 64 / sizeof(float);
+    const std::size_t bytes = p.head_size * element_bytes(p.kv_type);
     for (std::size_t j = first; j < std::min(stop, first + block_keys); ++j) {
-        const float* key = k + static_cast<std::ptrdiff_t>(j) * p.k_strides.token;
-        const float* value = v + static_cast<std::ptrdiff_t>(j) * p.v_strides.token;
-        for (std::size_t d = 0; d < p.head_size; d += line) {
+        const auto* key = static_cast<const char*>(element_at(k, p.kv_type, static_cast<std::ptrdiff_t>(j) * p.k_strides.token));
+        const auto* value = static_cast<const char*>(element_at(v, p.kv_type, static_cast<std::ptrdiff_t>(j) * p.v_strides.token));
+        for (std::size_t d = 0; d < bytes; d += 64) {
             __builtin_prefetch(key + d, 0, 3);
             __builtin_prefetch(value + d, 0, 3);
         }
@@ -56,7 +56,8 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
                         std::size_t chunk, float* state) {
     const std::size_t group = p.query_heads / p.kv_heads, rows = group * p.queries;
     const std::size_t count = (rows + tile_rows - 1) / tile_rows * tile_rows;
-    const bool padded = dp != p.head_size; // keys and values copied with zero padding
+    // keys and values copied, as floats with zero padding, unless they are read as they are
+    const bool padded = dp != p.head_size || p.kv_type != element_type::f32;
     float* copies = nullptr;
     row_set s = thread_row_storage().rows(count, dp, padded ? 2 * block_keys * dp : 0, &copies);
     s.batch_index = b;
@@ -71,31 +72,40 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
     const std::ptrdiff_t stop = std::min(c1, *std::max_element(s.end, s.end + count));
     const bool dropout = p.dropout > 0.0f;
     const dropout_rule rule(dropout ? p.dropout : 0.0f);
-    const float* k_head = p.k + static_cast<std::ptrdiff_t>(b) * p.k_strides.batch +
-                          static_cast<std::ptrdiff_t>(kh) * p.k_strides.head;
-    const float* v_head = p.v + static_cast<std::ptrdiff_t>(b) * p.v_strides.batch +
-                          static_cast<std::ptrdiff_t>(kh) * p.v_strides.head;
+    const void* k_head = element_at(p.k, p.kv_type,
+                                    static_cast<std::ptrdiff_t>(b) * p.k_strides.batch +
+                                        static_cast<std::ptrdiff_t>(kh) * p.k_strides.head);
+    const void* v_head = element_at(p.v, p.kv_type,
+                                    static_cast<std::ptrdiff_t>(b) * p.v_strides.batch +
+                                        static_cast<std::ptrdiff_t>(kh) * p.v_strides.head);
     for (std::size_t kb = c0; static_cast<std::ptrdiff_t>(kb) < stop; kb += block_keys) {
         prefetch_rows(p, k_head, v_head, kb + prefetch_distance * block_keys, static_cast<std::size_t>(stop));
         key_block blk;
         blk.first = kb;
-        blk.k = k_head + static_cast<std::ptrdiff_t>(kb) * p.k_strides.token;
-        blk.k_stride = p.k_strides.token;
-        blk.v = v_head + static_cast<std::ptrdiff_t>(kb) * p.v_strides.token;
-        blk.v_stride = p.v_strides.token;
+        const auto key = [&](std::size_t j) {
+            return element_at(k_head, p.kv_type, static_cast<std::ptrdiff_t>(j) * p.k_strides.token);
+        };
+        const auto value = [&](std::size_t j) {
+            return element_at(v_head, p.kv_type, static_cast<std::ptrdiff_t>(j) * p.v_strides.token);
+        };
         if (padded) {
             const std::size_t keys = std::min(block_keys, static_cast<std::size_t>(stop) - kb);
             float* kc = copies;
             float* vc = copies + block_keys * dp;
             for (std::size_t j = 0; j < keys; ++j) {
-                std::copy_n(blk.k + static_cast<std::ptrdiff_t>(j) * blk.k_stride, p.head_size, kc + j * dp);
+                widen(p.kv_type, key(kb + j), kc + j * dp, p.head_size);
                 std::fill(kc + j * dp + p.head_size, kc + (j + 1) * dp, 0.0f);
-                std::copy_n(blk.v + static_cast<std::ptrdiff_t>(j) * blk.v_stride, p.head_size, vc + j * dp);
+                widen(p.kv_type, value(kb + j), vc + j * dp, p.head_size);
                 std::fill(vc + j * dp + p.head_size, vc + (j + 1) * dp, 0.0f);
             }
             blk.k = kc;
             blk.v = vc;
             blk.k_stride = blk.v_stride = static_cast<std::ptrdiff_t>(dp);
+        } else {
+            blk.k = static_cast<const float*>(key(kb));
+            blk.k_stride = p.k_strides.token;
+            blk.v = static_cast<const float*>(value(kb));
+            blk.v_stride = p.v_strides.token;
         }
         for (std::size_t first = 0; first < rows; first += tile_rows) {
             const tile_keys t = tile_ends(s, first);

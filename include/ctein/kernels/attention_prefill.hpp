@@ -92,7 +92,7 @@ private:
 /// straddle lines made the prefill 15 % slower at d = 128, measured).
 inline bool values_in_place(const attention_problem& p, std::size_t dp) noexcept {
     const auto line = static_cast<std::ptrdiff_t>(64 / sizeof(float));
-    return p.head_size == dp && reinterpret_cast<std::uintptr_t>(p.v) % 64 == 0 &&
+    return p.kv_type == element_type::f32 && p.head_size == dp && reinterpret_cast<std::uintptr_t>(p.v) % 64 == 0 &&
            p.v_strides.batch % line == 0 && p.v_strides.head % line == 0 && p.v_strides.token % line == 0;
 }
 
@@ -133,10 +133,21 @@ inline void pack_key_block(const attention_problem& p, packed_operands& ops, std
                            std::size_t block) noexcept {
     float* to = ops.k_block(p, b, kh, block);
     const std::size_t first = block * block_keys, keys = std::min(block_keys, p.keys - first);
-    const std::ptrdiff_t ks = p.k_strides.token;
-    const float* from = p.k + static_cast<std::ptrdiff_t>(b) * p.k_strides.batch +
-                        static_cast<std::ptrdiff_t>(kh) * p.k_strides.head +
-                        static_cast<std::ptrdiff_t>(first) * ks;
+    std::ptrdiff_t ks = p.k_strides.token;
+    const void* keys_at = element_at(p.k, p.kv_type,
+                                     static_cast<std::ptrdiff_t>(b) * p.k_strides.batch +
+                                         static_cast<std::ptrdiff_t>(kh) * p.k_strides.head +
+                                         static_cast<std::ptrdiff_t>(first) * ks);
+    const float* from = static_cast<const float*>(keys_at);
+    if (p.kv_type != element_type::f32) { // 16-bit keys: widened first, then packed as floats are
+        thread_local std::vector<float> wide;
+        wide.resize(keys * p.head_size);
+        for (std::size_t j = 0; j < keys; ++j)
+            widen(p.kv_type, element_at(keys_at, p.kv_type, static_cast<std::ptrdiff_t>(j) * ks),
+                  wide.data() + j * p.head_size, p.head_size);
+        from = wide.data();
+        ks = static_cast<std::ptrdiff_t>(p.head_size);
+    }
     const std::size_t whole_d = p.head_size / k_tile * k_tile, whole_keys = keys / k_tile * k_tile;
     for (std::size_t j = 0; j < whole_keys; j += k_tile) // key by key, each read in order
         for (std::size_t d = 0; d < whole_d; d += k_tile)
@@ -148,13 +159,14 @@ inline void pack_key_block(const attention_problem& p, packed_operands& ops, std
     }
     if (ops.v.data() == nullptr) return;
     float* vto = ops.v.data() + ((b * p.kv_heads + kh) * p.keys + first) * ops.dp;
-    const float* vfrom = p.v + static_cast<std::ptrdiff_t>(b) * p.v_strides.batch +
-                         static_cast<std::ptrdiff_t>(kh) * p.v_strides.head +
-                         static_cast<std::ptrdiff_t>(first) * p.v_strides.token;
+    const void* vfrom = element_at(p.v, p.kv_type,
+                                   static_cast<std::ptrdiff_t>(b) * p.v_strides.batch +
+                                       static_cast<std::ptrdiff_t>(kh) * p.v_strides.head +
+                                       static_cast<std::ptrdiff_t>(first) * p.v_strides.token);
     for (std::size_t j = 0; j < keys; ++j) {
-        std::copy(vfrom, vfrom + p.head_size, vto);
+        widen(p.kv_type, vfrom, vto, p.head_size);
         std::fill(vto + p.head_size, vto + ops.dp, 0.0f);
-        vfrom += p.v_strides.token;
+        vfrom = element_at(vfrom, p.kv_type, p.v_strides.token);
         vto += ops.dp;
     }
 }
@@ -197,7 +209,7 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
             blk.v = ops.v.data() + ((b * p.kv_heads + kh) * p.keys + kb) * ops.dp;
             blk.v_stride = static_cast<std::ptrdiff_t>(ops.dp);
         } else {
-            blk.v = p.v + static_cast<std::ptrdiff_t>(b) * p.v_strides.batch +
+            blk.v = static_cast<const float*>(p.v) + static_cast<std::ptrdiff_t>(b) * p.v_strides.batch +
                     static_cast<std::ptrdiff_t>(kh) * p.v_strides.head +
                     static_cast<std::ptrdiff_t>(kb) * p.v_strides.token;
             blk.v_stride = p.v_strides.token;

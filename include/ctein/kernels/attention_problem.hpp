@@ -9,6 +9,10 @@
 
 namespace ctein::kernels {
 
+/// How q, k and v store their elements: float, or 16-bit floats (ctein::bfloat16,
+/// ctein::float16) that the kernel widens to float as it reads them.
+enum class element_type : std::uint8_t { f32, bf16, f16 };
+
 /// Element strides of a [batch, head, token, feature] operand; features are contiguous.
 struct token_strides {
     std::ptrdiff_t batch = 0;
@@ -46,12 +50,15 @@ struct attention_problem {
     std::size_t keys = 0;     ///< key/value tokens per head
     std::size_t head_size = 0;
 
-    const float* q = nullptr;
+    /// q, k and v: elements of q_type and kv_type (k and v share theirs); strides in elements.
+    const void* q = nullptr;
     token_strides q_strides;
-    const float* k = nullptr;
+    const void* k = nullptr;
     token_strides k_strides;
-    const float* v = nullptr;
+    const void* v = nullptr;
     token_strides v_strides;
+    element_type q_type = element_type::f32;
+    element_type kv_type = element_type::f32;
     float* out = nullptr;
     token_strides out_strides;
 

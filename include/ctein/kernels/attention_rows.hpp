@@ -4,6 +4,7 @@
 #pragma once
 
 #include "attention_problem.hpp"
+#include "widen.hpp"
 
 #include <xsimd/xsimd.hpp>
 
@@ -135,11 +136,12 @@ inline row_storage& thread_row_storage() {
     return storage;
 }
 
-/// Where row r's query starts.
-inline const float* query_row(const attention_problem& p, const row_set& s, std::size_t r) noexcept {
-    return p.q + static_cast<std::ptrdiff_t>(s.batch_index) * p.q_strides.batch +
-           static_cast<std::ptrdiff_t>(s.head[r]) * p.q_strides.head +
-           static_cast<std::ptrdiff_t>(s.query[r]) * p.q_strides.token;
+/// Where row r's query starts (elements of p.q_type).
+inline const void* query_row(const attention_problem& p, const row_set& s, std::size_t r) noexcept {
+    return element_at(p.q, p.q_type,
+                      static_cast<std::ptrdiff_t>(s.batch_index) * p.q_strides.batch +
+                          static_cast<std::ptrdiff_t>(s.head[r]) * p.q_strides.head +
+                          static_cast<std::ptrdiff_t>(s.query[r]) * p.q_strides.token);
 }
 
 /// Copies the queries of rows [first, first + count) scaled to log2 units, zero-padded (zeros for
@@ -153,7 +155,12 @@ inline void load_queries(const attention_problem& p, row_set& s, std::size_t fir
         float* q = s.q + r * s.dp;
         for (std::size_t k = 0; k < s.dp; k += lanes) zero.store_aligned(q + k);
         if (!s.real(r)) continue;
-        const float* from = query_row(p, s, r);
+        const void* row = query_row(p, s, r);
+        const float* from = q; // a 16-bit query is widened in place, then scaled there
+        if (p.q_type == element_type::f32)
+            from = static_cast<const float*>(row);
+        else
+            widen(p.q_type, row, q, d);
         std::size_t k = 0;
         for (; k + lanes <= d; k += lanes) (batch::load_unaligned(from + k) * factor).store_aligned(q + k);
         for (; k < d; ++k) q[k] = from[k] * scale;
@@ -164,11 +171,11 @@ inline void load_queries(const attention_problem& p, row_set& s, std::size_t fir
 /// loading them later does not wait for memory.
 inline void prefetch_queries(const attention_problem& p, const row_set& s, std::size_t first,
                              std::size_t count) noexcept {
-    constexpr std::size_t line = 64 / sizeof(float);
+    const std::size_t bytes = p.head_size * element_bytes(p.q_type);
     for (std::size_t r = first; r < std::min(first + count, s.count); ++r) {
         if (!s.real(r)) continue;
-        const float* from = query_row(p, s, r);
-        for (std::size_t k = 0; k < p.head_size; k += line) __builtin_prefetch(from + k, 0, 3);
+        const auto* from = static_cast<const char*>(query_row(p, s, r));
+        for (std::size_t k = 0; k < bytes; k += 64) __builtin_prefetch(from + k, 0, 3);
     }
 }
 

@@ -121,9 +121,11 @@ public:
     /// A step of a decoder with a KV cache: x's tokens come after the cache's, their keys and
     /// values are appended to it, and each query attends causally to the cache (with RoPE, at
     /// positions cache.length() onwards). Prefill and token-by-token decode are the same call;
-    /// the cache is `cache_type`, one of static capacity, or a `growing_kv_cache`.
-    template <viewable X, std::size_t Capacity, bool Grows, attention_option... Options>
-    auto operator()(const X& x, kv_cache<Hkv, head_size, Capacity, Grows>& cache, const Options&... options) const {
+    /// the cache is `cache_type`, one of static capacity, a `growing_kv_cache`, or a 16-bit
+    /// `kv_cache_of` (the new keys and values rounded to it).
+    template <viewable X, std::size_t Capacity, bool Grows, class Element, attention_option... Options>
+    auto operator()(const X& x, kv_cache<Hkv, head_size, Capacity, Grows, Element>& cache,
+                    const Options&... options) const {
         const scoped_thread_count scope(detail::threads_among(options...));
         const std::size_t start = cache.length();
         const auto q_projected = q_proj(x);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "../core/error.hpp"
+#include "../core/half_precision.hpp"
 #include "../expr/eval.hpp"
 #include "../expr/operation.hpp"
 #include "../expr/slice.hpp"
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <string>
+#include <type_traits>
 
 namespace ctein::nn {
 
@@ -25,7 +27,8 @@ constexpr std::size_t kv_cache_bytes(std::size_t layers, std::size_t batch, std:
     return layers * batch * length * kv_heads * head_size * 2 * bytes_per_element;
 }
 
-/// Keys and values of Hkv heads of D features for up to `Capacity` tokens (a constant, or
+/// Keys and values of Hkv heads of D features, stored as `Element` (float, or ctein::bfloat16 or
+/// ctein::float16 for half the bytes: `kv_cache_of`), for up to `Capacity` tokens (a constant, or
 /// `ctein::dyn` for one given to the constructor), for a batch given to the constructor.
 /// `append` writes new tokens after the `length()` already there; `keys()` and `values()` are
 /// views of the first `length()` tokens, which `ctein::attention` reads in place. Appending past
@@ -36,12 +39,18 @@ constexpr std::size_t kv_cache_bytes(std::size_t layers, std::size_t batch, std:
 ///     ctein::nn::kv_cache<8, 64, 4096> cache(batch);
 ///     cache.append(k, v);                                    // [B, 8, t, 64] each
 ///     auto o = ctein::attention(q, cache.keys(), cache.values(), ctein::causal_offset(cache.length() - t));
-template <std::size_t Hkv, std::size_t D, std::size_t Capacity = dyn, bool Grows = false>
+///
+/// Tokens appended to a 16-bit cache are rounded to its type (to nearest, ties to even); attention
+/// reads them widened to float.
+template <std::size_t Hkv, std::size_t D, std::size_t Capacity = dyn, bool Grows = false, class Element = float>
 class kv_cache {
     static_assert(!Grows || Capacity == dyn, "ctein::nn::kv_cache: a cache that grows has no static capacity");
+    static_assert(std::is_same_v<Element, float> || is_half_precision<Element>,
+                  "ctein::nn::kv_cache: elements are float, ctein::bfloat16 or ctein::float16");
 
 public:
-    using tensor_type = tensor<float, "b h s d", dyn, Hkv, Capacity, D>;
+    using element_type = Element;
+    using tensor_type = tensor<Element, "b h s d", dyn, Hkv, Capacity, D>;
 
     explicit kv_cache(std::size_t batch) requires(Capacity != dyn)
         : k_(batch)
@@ -108,15 +117,26 @@ private:
         v_ = std::move(v);
     }
 
-    /// Each (batch, head) block of new tokens is contiguous in the cache: one copy per block.
+    /// Each (batch, head) block of new tokens is contiguous in the cache: one copy per block, or
+    /// one rounding per element when the cache stores another type than the tokens.
     template <class X>
     void write(tensor_type& cache, const X& x, std::size_t tokens) {
         const auto source = named<"b h s d">(x);
-        for (std::size_t b = 0; b < batch(); ++b)
-            for (std::size_t h = 0; h < Hkv; ++h) {
-                auto block = adapt<"s d", dyn, D>(&cache(b, h, length_, 0), tokens);
-                assign(block, index<"h">(index<"b">(source, b), h));
-            }
+        using source_element = std::remove_cv_t<typename decltype(eval(source))::value_type>;
+        if constexpr (std::is_same_v<source_element, Element>) {
+            for (std::size_t b = 0; b < batch(); ++b)
+                for (std::size_t h = 0; h < Hkv; ++h) {
+                    auto block = adapt<"s d", dyn, D>(&cache(b, h, length_, 0), tokens);
+                    assign(block, index<"h">(index<"b">(source, b), h));
+                }
+        } else {
+            const auto values = eval(source); // an expression (RoPE) computed once, then rounded
+            for (std::size_t b = 0; b < batch(); ++b)
+                for (std::size_t h = 0; h < Hkv; ++h)
+                    for (std::size_t t = 0; t < tokens; ++t)
+                        for (std::size_t d = 0; d < D; ++d)
+                            cache(b, h, length_ + t, d) = Element(static_cast<float>(values(b, h, t, d)));
+        }
     }
 
     tensor_type k_;
@@ -130,5 +150,10 @@ private:
 ///     ctein::nn::growing_kv_cache<8, 64> cache(batch, 256);
 template <std::size_t Hkv, std::size_t D>
 using growing_kv_cache = kv_cache<Hkv, D, dyn, true>;
+
+/// A KV cache whose elements are `Element`: `kv_cache_of<ctein::bfloat16, 8, 128, 4096>` holds
+/// half the bytes of `kv_cache<8, 128, 4096>`.
+template <class Element, std::size_t Hkv, std::size_t D, std::size_t Capacity = dyn>
+using kv_cache_of = kv_cache<Hkv, D, Capacity, false, Element>;
 
 } // namespace ctein::nn

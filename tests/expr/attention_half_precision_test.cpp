@@ -1,0 +1,70 @@
+// ctein::attention on ctein::bfloat16 and ctein::float16 tensors and views: the kernel reads them
+// widened to float, so the result is exactly that of float tensors holding the same values.
+#include <ctein/ctein.hpp>
+#include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/attention_instances.cpp
+
+#include "../support/deterministic_fill.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <type_traits>
+
+namespace {
+using ctein::testing::deterministic_fill;
+
+/// A tensor of floats holding the values of `x`, [2, 4, 33, 64] of 16-bit floats.
+template <class T>
+auto widened(const T& x) {
+    ctein::tensor<float, "b h s d", 2, 4, 33, 64> out;
+    for (std::size_t i = 0; i < x.size(); ++i) out.data()[i] = x.data()[i];
+    return out;
+}
+
+template <class A, class B>
+bool same_bits(const A& a, const B& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+template <class H>
+void check_element_type() {
+    ctein::tensor<H, "b h s d", 2, 4, 33, 64> q, k, v;
+    deterministic_fill(q, 1);
+    deterministic_fill(k, 2);
+    deterministic_fill(v, 3);
+    for (std::size_t i = 0; i < q.size(); ++i) q.data()[i] = H(q.data()[i] * 1.7f); // rounded
+    const auto qf = widened(q), kf = widened(k), vf = widened(v);
+
+    const auto out = ctein::attention(q, k, v, ctein::causal);
+    STATIC_REQUIRE(std::is_same_v<typename std::remove_const_t<decltype(out)>::value_type, float>);
+    CHECK(same_bits(out, ctein::attention(qf, kf, vf, ctein::causal)));
+    // float queries over 16-bit keys and values (a 16-bit KV cache); grouped-query heads
+    const auto k2 = ctein::slice<"h">(k, 0, 2), v2 = ctein::slice<"h">(v, 0, 2);
+    CHECK(same_bits(ctein::attention(qf, k2, v2), ctein::attention(qf, ctein::eval(ctein::slice<"h">(kf, 0, 2)),
+                                                                   ctein::eval(ctein::slice<"h">(vf, 0, 2)))));
+    // a decode step (one query), read by the decode path
+    const auto q1 = ctein::slice<"s">(q, 32, 33);
+    CHECK(same_bits(ctein::attention(q1, k, v), ctein::attention(ctein::eval(ctein::slice<"s">(qf, 32, 33)), kf, vf)));
+    // heads split by a rearrange view of [B, S, H·D], read in place
+    ctein::tensor<H, "b s e", 2, 33, 256> x;
+    deterministic_fill(x, 4);
+    ctein::tensor<float, "b s e", 2, 33, 256> xf;
+    for (std::size_t i = 0; i < x.size(); ++i) xf.data()[i] = x.data()[i];
+    const auto heads = [](const auto& t) { return ctein::rearrange<"b s (h d) -> b h s d">(t, ctein::len<"h", 4>); };
+    CHECK(same_bits(ctein::attention(heads(x), heads(x), heads(x)), ctein::attention(heads(xf), heads(xf), heads(xf))));
+    // keys transposed in memory: copied (as floats) before the kernel reads them
+    const auto kt = ctein::rearrange<"b h s d -> b h d s">(k);
+    CHECK(same_bits(ctein::attention(q, ctein::rearrange<"b h d s -> b h s d">(kt), v),
+                    ctein::attention(qf, kf, vf)));
+}
+} // namespace
+
+TEST_CASE("attention on bfloat16 tensors is attention on floats of the same values", "[attention][half]") {
+    check_element_type<ctein::bfloat16>();
+}
+
+TEST_CASE("attention on float16 tensors is attention on floats of the same values", "[attention][half]") {
+    check_element_type<ctein::float16>();
+}
