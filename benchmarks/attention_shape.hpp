@@ -22,6 +22,8 @@ struct attention_shape {
     /// Decode: how many copies of K and V the calls rotate through; more than one keeps them out
     /// of the caches (a cold row), one lets them stay (a warm row).
     std::size_t copies = 1;
+    /// Bytes of each element of K and V as the row stores them (2 for a 16-bit KV cache).
+    std::size_t kv_element_bytes = sizeof(float);
 
     std::size_t q_size() const { return batch * query_heads * queries * head_size; }
     std::size_t kv_size() const { return batch * kv_heads * keys * head_size; }
@@ -39,7 +41,7 @@ struct attention_shape {
     }
 
     /// Bytes of K and V, what a decode step must read at least.
-    double kv_bytes() const { return 2.0 * static_cast<double>(kv_size() * sizeof(float)); }
+    double kv_bytes() const { return 2.0 * static_cast<double>(kv_size() * kv_element_bytes); }
 
     /// Bytes of q, k, v and the output.
     double io_bytes() const { return static_cast<double>((2 * q_size() + 2 * kv_size()) * sizeof(float)); }

@@ -103,10 +103,19 @@ def engine_names(rows, section):
     return [e for e in ENGINES if e in present]
 
 
-def speedup(rows, section, config, peer):
-    """The peer's fastest call ÷ ctein's (above 1: ctein is faster), both from the same make bench."""
-    mine, theirs = (get(rows, section, config, e, "seconds") for e in ("ctein", peer))
+def speedup(rows, section, config, peer, own="ctein"):
+    """The peer's fastest call ÷ `own`'s (above 1: ctein is faster), both from the same make bench."""
+    mine, theirs = (get(rows, section, config, e, "seconds") for e in (own, peer))
     return theirs / mine if mine and theirs else None
+
+
+HALVES = {"ctein_bf16": "bf16", "ctein_f16": "f16"}
+
+
+def half_columns(rows, section):
+    """ctein's 16-bit rows present in `section`."""
+    present = {entry for (s, _, entry) in rows if s == section}
+    return [h for h in HALVES if h in present]
 
 
 def pretty(name):
@@ -145,6 +154,10 @@ def prefill_tables(rows, torches):
         header += ["naive % peak", "ctein speed ÷ naive's"]
         engines = engine_names(rows, "prefill")
         header += [f"ctein speed ÷ {pretty(e)}'s" for e in engines]
+        halves = half_columns(rows, "prefill")
+        for h in halves:
+            header += [f"ctein {HALVES[h]} % peak"] + [f"ctein {HALVES[h]} ÷ {pretty(e)}" for e in engines
+                                                       if e.endswith("bf16")]
         body = []
         for c in group:
             f = dict(c)
@@ -164,6 +177,9 @@ def prefill_tables(rows, torches):
             line += [fmt(get(rows, "prefill", c, "naive", "pct_peak"), 1),
                      fmt(get(rows, "prefill", c, "ctein", "vs_naive"), 0)]
             line += [fmt(speedup(rows, "prefill", c, e)) for e in engines]
+            for h in halves:
+                line += [fmt(get(rows, "prefill", c, h, "pct_peak"), 0)] + [
+                    fmt(speedup(rows, "prefill", c, e, h)) for e in engines if e.endswith("bf16")]
             body.append(line)
         samples = sorted({(int(dict(c)["T"]), rows[("prefill", c, "naive")]["label"]) for c in group
                           if "label" in rows.get(("prefill", c, "naive"), {})})
@@ -186,6 +202,10 @@ def decode_table(rows, torches):
     for t in torches:
         header += [f"{pretty(t)} GiB/s", f"{pretty(t)} ÷ memcpy", f"ctein speed ÷ {pretty(t)}'s"]
     header += [f"ctein speed ÷ {pretty(e)}'s" for e in engines]
+    halves = half_columns(rows, "decode")
+    for h in halves:
+        header += [f"{HALVES[h]} cache ÷ memcpy of its bytes", f"{HALVES[h]} speed ÷ fp32's"]
+        header += [f"{HALVES[h]} speed ÷ {pretty(e)}'s" for e in engines if e != "onnxruntime_attn"]
     body = []
     for c in configs:
         f = dict(c)
@@ -203,6 +223,9 @@ def decode_table(rows, torches):
             line += [fmt(rate(t), 1), fmt(get(rows, "decode", c, t, "vs_memcpy")),
                      fmt(get(rows, "decode", c, "ctein", "vs_" + t))]
         line += [fmt(speedup(rows, "decode", c, e)) for e in engines]
+        for h in halves:
+            line += [fmt(get(rows, "decode", c, h, "vs_memcpy")), fmt(get(rows, "decode", c, h, "vs_ctein"))]
+            line += [fmt(speedup(rows, "decode", c, e, h)) for e in engines if e != "onnxruntime_attn"]
         body.append(line)
     return ["Decode: one query against a KV cache (fp32, B = 1); bytes counted: K and V, read once\n\n" +
             table(header, body)]

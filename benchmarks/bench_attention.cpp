@@ -51,6 +51,8 @@ constexpr double mib = 1024.0 * 1024.0;
 
 template <std::size_t D>
 using heads_t = ctein::tensor<float, "b h t d", ctein::dyn, ctein::dyn, ctein::dyn, D>;
+template <class H, std::size_t D>
+using halves_t = ctein::tensor<H, "b h t d", ctein::dyn, ctein::dyn, ctein::dyn, D>;
 
 /// Uniform values in [-1, 1) from xorshift64: the scores q·kᵀ/√D then spread with a standard
 /// deviation of 1/3. Speed does not depend on the values.
@@ -83,6 +85,34 @@ struct operands {
     attention_shape shape;
     heads_t<D> q;
     std::vector<heads_t<D>> k, v;
+
+    /// q, k and v rounded to a 16-bit type H, made at the first row that reads them.
+    template <class H>
+    struct narrowed {
+        halves_t<H, D> q;
+        std::vector<halves_t<H, D>> k, v;
+    };
+    template <class H>
+    const narrowed<H>& as() {
+        auto& kept = std::get<std::unique_ptr<narrowed<H>>>(halves);
+        if (!kept) {
+            kept = std::make_unique<narrowed<H>>(narrowed<H>{round<H>(q), {}, {}});
+            for (std::size_t c = 0; c < k.size(); ++c) {
+                kept->k.push_back(round<H>(k[c]));
+                kept->v.push_back(round<H>(v[c]));
+            }
+        }
+        return *kept;
+    }
+    std::tuple<std::unique_ptr<narrowed<ctein::bfloat16>>, std::unique_ptr<narrowed<ctein::float16>>> halves;
+
+private:
+    template <class H>
+    static halves_t<H, D> round(const heads_t<D>& x) {
+        halves_t<H, D> out(x.extent(0), x.extent(1), x.extent(2));
+        for (std::size_t i = 0; i < x.size(); ++i) out.data()[i] = H(x.data()[i]);
+        return out;
+    }
 };
 
 /// Calls f(copy) with the next copy of K and V at each call.
@@ -107,7 +137,13 @@ operands<D>& operands_for(const attention_shape& s) {
     return *last;
 }
 
-enum class entry { ctein, formula, torch, naive, memcpy };
+/// ctein_bf16, ctein_f16: ctein::attention on bfloat16 or float16 q, k and v (prefill) or on a
+/// 16-bit KV cache with float queries (decode).
+enum class entry { ctein, ctein_bf16, ctein_f16, formula, torch, naive, memcpy };
+
+constexpr bool half_precision(entry e) {
+    return e == entry::ctein_bf16 || e == entry::ctein_f16;
+}
 
 #ifdef CTEIN_BENCH_TORCH_ROWS_ONLY
 constexpr bool all_rows = false; // a second libtorch's binary: ctein's rows and that peer's
@@ -118,6 +154,8 @@ constexpr bool all_rows = true;
 constexpr bool available(entry e) {
     switch (e) {
     case entry::ctein:
+    case entry::ctein_bf16:
+    case entry::ctein_f16:
 #ifdef CTEIN_BENCH_HAS_ATTENTION
         return true;
 #else
@@ -145,6 +183,10 @@ std::string name_of(entry e) {
     switch (e) {
     case entry::ctein:
         return "ctein";
+    case entry::ctein_bf16:
+        return "ctein_bf16";
+    case entry::ctein_f16:
+        return "ctein_f16";
     case entry::formula:
         return "ctein_formula";
     case entry::torch:
@@ -178,20 +220,37 @@ void keep(const T& result) {
     benchmark::ClobberMemory();
 }
 
+/// ctein::attention over the copies of `y` (tensors with q, k and v) and the queries `q`.
+template <class Q, class KV>
+timed_call ctein_call(const Q& q, const KV& y, const attention_shape& s) {
+    const auto call = [&q, &y, s](const auto&... masks) {
+        return rotating(s.copies, [&q, &y, n = s.threads, masks...](std::size_t c) {
+            keep(ctein::attention(q, y.k[c], y.v[c], masks..., ctein::threads(n)));
+        });
+    };
+    if (!s.causal) return {call()};
+    if (s.causal_offset == 0) return {call(ctein::causal)};
+    return {call(ctein::causal_offset(s.causal_offset))};
+}
+
+/// A 16-bit row: q, k and v in H for a prefill, float queries over a 16-bit cache for a decode.
+template <class H, std::size_t D>
+timed_call ctein_half_call(operands<D>& x, const attention_shape& s) {
+    const auto& y = x.template as<H>();
+    if (s.queries > 4) return ctein_call(y.q, y, s);
+    return ctein_call(x.q, y, s);
+}
+
 template <std::size_t D>
-timed_call make_call(entry e, const operands<D>& x, const attention_shape& s) {
+timed_call make_call(entry e, operands<D>& x, const attention_shape& s) {
     switch (e) {
 #ifdef CTEIN_BENCH_HAS_ATTENTION
-    case entry::ctein: {
-        const auto call = [&x, s](const auto&... masks) {
-            return rotating(s.copies, [&x, n = s.threads, masks...](std::size_t c) {
-                keep(ctein::attention(x.q, x.k[c], x.v[c], masks..., ctein::threads(n)));
-            });
-        };
-        if (!s.causal) return {call()};
-        if (s.causal_offset == 0) return {call(ctein::causal)};
-        return {call(ctein::causal_offset(s.causal_offset))};
-    }
+    case entry::ctein:
+        return ctein_call(x.q, x, s);
+    case entry::ctein_bf16:
+        return ctein_half_call<ctein::bfloat16>(x, s);
+    case entry::ctein_f16:
+        return ctein_half_call<ctein::float16>(x, s);
 #endif
 #ifdef CTEIN_BENCH_HAS_FORMULA
     // The same masks as ctein::attention's; threads: ctein::set_thread_count, which each row sets.
@@ -224,13 +283,19 @@ timed_call make_call(entry e, const operands<D>& x, const attention_shape& s) {
                 },
                 naive->time_scale(), naive->sample()};
     }
-    case entry::memcpy: {
-        auto to = std::make_shared<std::vector<float>>(2 * s.kv_size());
-        return {rotating(s.copies, [to, &x](std::size_t c) {
-            std::memcpy(to->data(), x.k[c].data(), x.k[c].size() * sizeof(float));
-            std::memcpy(to->data() + x.k[c].size(), x.v[c].data(), x.v[c].size() * sizeof(float));
+    case entry::memcpy: { // of the bytes of K and V as the row stores them
+        const std::size_t bytes = s.kv_size() * s.kv_element_bytes;
+        auto to = std::make_shared<std::vector<char>>(2 * bytes);
+        const auto copy = [to, bytes](const auto& k, const auto& v) {
+            std::memcpy(to->data(), k.data(), bytes);
+            std::memcpy(to->data() + bytes, v.data(), bytes);
             benchmark::ClobberMemory();
-        })};
+        };
+        if (s.kv_element_bytes == 2) {
+            const auto& y = x.template as<ctein::bfloat16>();
+            return {rotating(s.copies, [copy, &y](std::size_t c) { copy(y.k[c], y.v[c]); })};
+        }
+        return {rotating(s.copies, [copy, &x](std::size_t c) { copy(x.k[c], x.v[c]); })};
     }
     default:
         return {};
@@ -257,6 +322,7 @@ enum class kind { prefill, decode };
 std::vector<entry> peers_of(entry e, kind k, const attention_shape& s) {
     std::vector<entry> peers;
     if (k == kind::decode) peers.push_back(entry::memcpy);
+    if (e == entry::ctein_bf16 || e == entry::ctein_f16) peers.push_back(entry::ctein);
     if (e == entry::ctein) {
         if (available(entry::torch)) peers.push_back(entry::torch);
         if (all_rows && k == kind::prefill && s.threads == 1) peers.push_back(entry::naive);
@@ -279,7 +345,7 @@ double expected_seconds(const attention_shape& s) {
 template <std::size_t D>
 void attention_row(benchmark::State& state, entry e, kind k, const attention_shape& s) {
     ctein::set_thread_count(s.threads);
-    const operands<D>& x = operands_for<D>(s);
+    operands<D>& x = operands_for<D>(s);
     struct interleaved_peer {
         std::string name;
         timed_call call;
@@ -335,7 +401,7 @@ void attention_row(benchmark::State& state, entry e, kind k, const attention_sha
 template <std::size_t D>
 void memory_row(benchmark::State& state, entry e, const attention_shape& s) {
     ctein::set_thread_count(s.threads);
-    const operands<D>& x = operands_for<D>(s);
+    operands<D>& x = operands_for<D>(s);
     const timed_call own = make_call<D>(e, x, s);
     std::optional<double> grew;
     for (auto _ : state) {
@@ -358,10 +424,12 @@ void memory_row(benchmark::State& state, entry e, const attention_shape& s) {
 }
 
 const std::vector<entry> prefill_entries =
-    all_rows ? std::vector{entry::torch, entry::naive, entry::ctein, entry::formula}
+    all_rows ? std::vector{entry::torch,      entry::naive,     entry::ctein,
+                           entry::ctein_bf16, entry::ctein_f16, entry::formula}
              : std::vector{entry::torch, entry::ctein};
 const std::vector<entry> decode_entries =
-    all_rows ? std::vector{entry::memcpy, entry::torch, entry::ctein, entry::formula}
+    all_rows ? std::vector{entry::memcpy,     entry::torch,     entry::ctein,
+                           entry::ctein_bf16, entry::ctein_f16, entry::formula}
              : std::vector{entry::torch, entry::ctein};
 const std::vector<entry> memory_entries = all_rows ? std::vector{entry::torch, entry::ctein, entry::formula}
                                                    : std::vector{entry::torch, entry::ctein};
@@ -453,15 +521,18 @@ void register_decode() {
                     attention_shape s{1, h.query, h.kv, 1, keys, h.size, true, past(keys), threads};
                     if (cold) s.copies = cold_copies(s);
                     for (const entry e : decode_entries) {
-                        // The formula's einsum pairs query head h with key head h: multi-head only.
-                        if (!available(e) || (e == entry::formula && h.query != h.kv)) continue;
+                        // The formula's einsum pairs query head h with key head h: multi-head only;
+                        // and it reads one copy of K and V: warm only.
+                        if (!available(e) || (e == entry::formula && (h.query != h.kv || cold))) continue;
+                        attention_shape row = s;
+                        if (half_precision(e)) row.kv_element_bytes = 2;
                         const std::string name =
                             "decode/Hq:" + std::to_string(h.query) + "/Hkv:" + std::to_string(h.kv) +
                             "/D:" + std::to_string(h.size) + "/Tk:" + std::to_string(keys) +
                             "/threads:" + std::to_string(threads) + (cold ? "/cache:cold/" : "/cache:warm/") +
                             name_of(e);
-                        add(name, [e, s](benchmark::State& st) {
-                            dispatch(s.head_size, st, e, kind::decode, s);
+                        add(name, [e, row](benchmark::State& st) {
+                            dispatch(row.head_size, st, e, kind::decode, row);
                         })->MinTime(0.25);
                     }
                 }

@@ -2,6 +2,7 @@
 // shows them (the test "docs: snippets are compiled code" checks that they are these lines), and
 // main checks what the README says of their results.
 #include <ctein/ctein.hpp>
+#include <ctein/nn.hpp>
 #include <ctein/kernels/attention_instances.hpp> // the kernel, compiled once for the examples
 
 #include <algorithm>
@@ -76,10 +77,27 @@ bool slices_of_a_cache() {
     return o.extent(2) == 64;
 }
 
+bool sixteen_bit_operands() {
+    ctein::tensor<float, "b h s d", 1, 8, 1, 128> q;
+    ctein::tensor<float, "b h s d", 1, 2, 100, 128> k, v;
+    fill(q, 0.1f);
+    fill(k, 0.2f);
+    fill(v, 0.3f);
+    ctein::nn::kv_cache_of<ctein::bfloat16, 2, 128, 4096> cache(1); // 2 bytes per element
+    cache.append(k, v);                                               // rounded to bfloat16
+    auto o = ctein::attention(q, cache.keys(), cache.values());       // read widened, computed in float
+
+    ctein::tensor<ctein::float16, "b h s d", 1, 8, 1, 128> q16;
+    for (std::size_t i = 0; i < q.size(); ++i) q16.data()[i] = q.data()[i];
+    const float error = difference(o, ctein::attention(q, k, v));
+    std::printf("bfloat16 KV cache: max |error| %.2g against float\n", error);
+    return error < 1e-2f && difference(ctein::attention(q16, q16, q16), ctein::attention(q, q, q)) < 1e-3f;
+}
+
 } // namespace
 
 int main() {
-    const bool ok = opening(5) && attention_entry_points() && slices_of_a_cache();
+    const bool ok = opening(5) && attention_entry_points() && slices_of_a_cache() && sixteen_bit_operands();
     std::printf("README blocks: %s\n", ok ? "ran as described" : "DIFFER from the README");
     return ok ? 0 : 1;
 }
