@@ -56,8 +56,9 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
                         std::size_t chunk, float* state) {
     const std::size_t group = p.query_heads / p.kv_heads, rows = group * p.queries;
     const std::size_t count = (rows + tile_rows - 1) / tile_rows * tile_rows;
-    // keys and values copied, as floats with zero padding, unless they are read as they are
-    const bool padded = dp != p.head_size || p.kv_type != element_type::f32;
+    // keys and values copied, as floats with zero padding, when the head size is not whole
+    // batches; otherwise read as they are stored (16-bit ones widened as they are loaded)
+    const bool padded = dp != p.head_size;
     float* copies = nullptr;
     row_set s = thread_row_storage().rows(count, dp, padded ? 2 * block_keys * dp : 0, &copies);
     s.batch_index = b;
@@ -102,11 +103,13 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
             blk.v = vc;
             blk.k_stride = blk.v_stride = static_cast<std::ptrdiff_t>(dp);
         } else {
-            blk.k = static_cast<const float*>(key(kb));
+            blk.k = key(kb);
             blk.k_stride = p.k_strides.token;
-            blk.v = static_cast<const float*>(value(kb));
+            blk.v = value(kb);
             blk.v_stride = p.v_strides.token;
         }
+        // the element type of the rows the steps read: the copies are floats
+        const element_type rows_type = padded ? element_type::f32 : p.kv_type;
         for (std::size_t first = 0; first < rows; first += tile_rows) {
             const tile_keys t = tile_ends(s, first);
             if (t.max_end <= static_cast<std::ptrdiff_t>(kb)) continue;
@@ -117,7 +120,18 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
             if (blk.bias) tile_bias(p, s, first, kb, blk.keys);
             blk.dropout = dropout;
             if (dropout) tile_dropout(p, s, first, kb, rule);
-            row_step<D>(std::min(tile_rows, rows - first), p, s, first, blk);
+            const std::size_t step_rows = std::min(tile_rows, rows - first);
+            switch (rows_type) {
+            case element_type::bf16:
+                row_step<D, bfloat16>(step_rows, p, s, first, blk);
+                break;
+            case element_type::f16:
+                row_step<D, float16>(step_rows, p, s, first, blk);
+                break;
+            default:
+                row_step<D, float>(step_rows, p, s, first, blk);
+                break;
+            }
         }
     }
     for (std::size_t r = 0; r < rows; ++r) {

@@ -4,9 +4,14 @@
 #pragma once
 
 #include "attention_rows.hpp"
+#include "../core/half_precision.hpp"
 #include "exp2.hpp"
 
 #include <xsimd/xsimd.hpp>
+
+#if defined(__AVX2__) || defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -51,9 +56,11 @@ inline constexpr auto key_offsets = [] {
 struct key_block {
     std::size_t first = 0;       ///< the block's first key
     std::size_t keys = 0;        ///< keys [first, first + keys) are read; the others of the block weigh 0
-    const float* k = nullptr;    ///< packed: [dp][block_keys] (keys transposed); rows: key `first`
+    /// Packed: floats [dp][block_keys] (keys transposed); rows: key `first`, elements of the step's
+    /// element type (float, or a 16-bit type widened as it is loaded).
+    const void* k = nullptr;
     std::ptrdiff_t k_stride = 0; ///< rows layout: elements from one key to the next
-    const float* v = nullptr;    ///< value row of key `first`
+    const void* v = nullptr;     ///< value row of key `first`, elements as k's
     std::ptrdiff_t v_stride = 0;
     bool limit = false;   ///< some row's key end falls before the tile's last column
     bool bias = false;    ///< the row set's bias tile holds the explicit mask of this block
@@ -126,17 +133,49 @@ template <std::size_t Rows, std::size_t Cols>
     }
 }
 
+/// A batch of floats from the `lanes` elements at `from`: floats as they are, bfloat16 and float16
+/// widened as they are loaded (so a 16-bit KV cache is read at half the bytes, without a copy).
+template <class E>
+[[gnu::always_inline]] inline batch load_widened(const E* from) noexcept {
+    if constexpr (std::is_same_v<E, float>) {
+        return batch::load_unaligned(from);
+    } else {
+        constexpr bool brain = std::is_same_v<E, bfloat16>;
+#if defined(__AVX512F__)
+        if constexpr (lanes == 16) {
+            const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(from));
+            if constexpr (brain)
+                return batch(_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)));
+            else
+                return batch(_mm512_cvtph_ps(h));
+        }
+#endif
+#if defined(__AVX2__) && defined(__F16C__)
+        if constexpr (lanes == 8) {
+            const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from));
+            if constexpr (brain)
+                return batch(_mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)));
+            else
+                return batch(_mm256_cvtph_ps(h));
+        }
+#endif
+        alignas(64) float wide[lanes];
+        for (std::size_t i = 0; i < lanes; ++i) wide[i] = static_cast<float>(from[i]);
+        return batch::load_aligned(wide);
+    }
+}
+
 /// Scores minus the rows' references of `rows` rows against keys stored row by row (decode reads
 /// K as it is), written to `out` ([rows][block_keys]): per key a batch of partial dot products,
 /// folded `lanes` keys at a time into one batch of scores. Keys from `keys` on are not read
 /// (their scores are those of the last key read; limits mask them). Bound by memory, so plain
 /// loops: one copy of the code serves every tile size.
-template <std::size_t D>
-[[gnu::noinline]] void row_scores(const float* q, std::size_t dp, const float* k, std::ptrdiff_t ks,
+template <std::size_t D, class E>
+[[gnu::noinline]] void row_scores(const float* q, std::size_t dp, const E* k, std::ptrdiff_t ks,
                                   std::size_t keys, const float* m, std::size_t rows, float* out) noexcept {
     if constexpr (D != 0) dp = D;
     for (std::size_t c = 0; c < block_keys / lanes; ++c) {
-        const float* key[lanes];
+        const E* key[lanes];
         for (std::size_t t = 0; t < lanes; ++t) {
             const std::size_t j = std::min(c * lanes + tile_vectors::bit_reversed(t), keys - 1);
             key[t] = k + static_cast<std::ptrdiff_t>(j) * ks;
@@ -151,10 +190,10 @@ template <std::size_t D>
                 batch a0(0.0f), a1(0.0f), a2(0.0f), a3(0.0f);
                 for (std::size_t w = 0; w < dp; w += lanes) {
                     const batch qw = batch::load_aligned(q + r * dp + w);
-                    a0 = xsimd::fma(qw, batch::load_unaligned(key[t] + w), a0);
-                    a1 = xsimd::fma(qw, batch::load_unaligned(key[t + 1] + w), a1);
-                    a2 = xsimd::fma(qw, batch::load_unaligned(key[t + 2] + w), a2);
-                    a3 = xsimd::fma(qw, batch::load_unaligned(key[t + 3] + w), a3);
+                    a0 = xsimd::fma(qw, load_widened(key[t] + w), a0);
+                    a1 = xsimd::fma(qw, load_widened(key[t + 1] + w), a1);
+                    a2 = xsimd::fma(qw, load_widened(key[t + 2] + w), a2);
+                    a3 = xsimd::fma(qw, load_widened(key[t + 3] + w), a3);
                 }
                 acc[t] = a0;
                 acc[t + 1] = a1;
@@ -167,8 +206,8 @@ template <std::size_t D>
 }
 
 /// Accumulators [Rows][W batches] at feature offset `at` += weights (s.p) times value rows.
-template <std::size_t Rows, std::size_t W>
-[[gnu::always_inline]] inline void weighted_values(float* o, std::size_t dp, const float* p, const float* v,
+template <std::size_t Rows, std::size_t W, class E>
+[[gnu::always_inline]] inline void weighted_values(float* o, std::size_t dp, const float* p, const E* v,
                                                    std::ptrdiff_t vs, std::size_t keys) noexcept {
     batch acc[Rows][W];
     unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
@@ -177,10 +216,9 @@ template <std::size_t Rows, std::size_t W>
         });
     });
     for (std::size_t j = 0; j < keys; ++j) {
-        const float* vj = v + static_cast<std::ptrdiff_t>(j) * vs;
+        const E* vj = v + static_cast<std::ptrdiff_t>(j) * vs;
         batch vv[W];
-        unrolled<W>([&](auto w)
-                        __attribute__((always_inline)) { vv[w] = batch::load_unaligned(vj + w * lanes); });
+        unrolled<W>([&](auto w) __attribute__((always_inline)) { vv[w] = load_widened(vj + w * lanes); });
         unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
             const batch pj(p[r * block_keys + j]);
             unrolled<W>([&](auto w)
@@ -201,8 +239,8 @@ constexpr std::size_t pass_width(std::size_t batches, std::size_t i) noexcept {
 }
 
 /// P·V over every pass of the padded head size: unrolled when D is known, dispatched otherwise.
-template <std::size_t D, std::size_t Rows>
-inline void all_weighted_values(float* o, std::size_t dp, const float* p, const float* v, std::ptrdiff_t vs,
+template <std::size_t D, std::size_t Rows, class E>
+inline void all_weighted_values(float* o, std::size_t dp, const float* p, const E* v, std::ptrdiff_t vs,
                                 std::size_t keys) noexcept {
     if constexpr (D != 0) {
         constexpr std::size_t batches = D / lanes, passes = (batches + 3) / 4;
@@ -289,9 +327,10 @@ inline void write_weights(const attention_problem& p, const row_set& s, std::siz
 
 /// One step: rows [first, first + Rows) of `s` through block `b`, scores over its first Cols
 /// batches of keys (later keys of the block are masked for every row). `Packed` says whether
-/// b.k is a packed block or key rows.
-template <std::size_t D, std::size_t Rows, std::size_t Cols, step_mode Mode, bool Packed>
+/// b.k is a packed block (of floats) or key rows (of E, as the values).
+template <std::size_t D, std::size_t Rows, std::size_t Cols, step_mode Mode, bool Packed, class E = float>
 void tile_step(const attention_problem& p, row_set& s, std::size_t first, const key_block& b) noexcept {
+    static_assert(!Packed || std::is_same_v<E, float>);
     // Locals, not members of s: stores through float pointers could otherwise change them.
     const std::size_t dp = D != 0 ? D : s.dp;
     const float* const q = s.q + first * dp;
@@ -303,9 +342,9 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
     const std::ptrdiff_t* const end = s.end + first;
     batch sc[Rows][Cols];
     if constexpr (Packed) {
-        packed_scores<Rows, Cols>(q, dp, b.k, m, sc);
+        packed_scores<Rows, Cols>(q, dp, static_cast<const float*>(b.k), m, sc);
     } else {
-        row_scores<D>(q, dp, b.k, b.k_stride, b.keys, m, Rows, weights);
+        row_scores<D>(q, dp, static_cast<const E*>(b.k), b.k_stride, b.keys, m, Rows, weights);
         unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
             unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
                 sc[r][c] = batch::load_aligned(weights + r * block_keys + c * lanes);
@@ -373,7 +412,7 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
     });
     if constexpr (Mode == step_mode::weights)
         write_weights(p, s, first, b.first, std::min(Cols * lanes, p.keys - b.first));
-    all_weighted_values<D, Rows>(s.o + first * dp, dp, weights, b.v, b.v_stride,
+    all_weighted_values<D, Rows>(s.o + first * dp, dp, weights, static_cast<const E*>(b.v), b.v_stride,
                                  std::min(b.keys, Cols * lanes));
 }
 
@@ -410,23 +449,23 @@ inline constexpr std::size_t row_step_rows(std::size_t rows) noexcept {
     return rows <= 1 ? 1 : rows <= 2 ? 2 : rows <= 4 && tile_rows >= 4 ? 4 : tile_rows;
 }
 
-/// A step of rows [first, first + row_step_rows(rows)) over key rows: the decode path, whose
+/// A step of rows [first, first + row_step_rows(rows)) over key rows of E: the decode path, whose
 /// tiles are the few (head, query) rows of one key/value head.
-template <std::size_t D>
+template <std::size_t D, class E>
 void row_step(std::size_t rows, const attention_problem& p, row_set& s, std::size_t first,
               const key_block& b) noexcept {
     switch (row_step_rows(rows)) {
     case 1:
-        tile_step<D, 1, 4, step_mode::online, false>(p, s, first, b);
+        tile_step<D, 1, 4, step_mode::online, false, E>(p, s, first, b);
         break;
     case 2:
-        tile_step<D, std::min<std::size_t>(2, tile_rows), 4, step_mode::online, false>(p, s, first, b);
+        tile_step<D, std::min<std::size_t>(2, tile_rows), 4, step_mode::online, false, E>(p, s, first, b);
         break;
     case 4:
-        tile_step<D, std::min<std::size_t>(4, tile_rows), 4, step_mode::online, false>(p, s, first, b);
+        tile_step<D, std::min<std::size_t>(4, tile_rows), 4, step_mode::online, false, E>(p, s, first, b);
         break;
     default:
-        tile_step<D, tile_rows, 4, step_mode::online, false>(p, s, first, b);
+        tile_step<D, tile_rows, 4, step_mode::online, false, E>(p, s, first, b);
         break;
     }
 }
