@@ -140,7 +140,7 @@ template <class E>
     if constexpr (std::is_same_v<E, float>) {
         return batch::load_unaligned(from);
     } else {
-        constexpr bool brain = std::is_same_v<E, bfloat16>;
+        [[maybe_unused]] constexpr bool brain = std::is_same_v<E, bfloat16>;
 #if defined(__AVX512F__)
         if constexpr (lanes == 16) {
             const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(from));
