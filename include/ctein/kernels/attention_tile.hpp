@@ -141,27 +141,24 @@ template <class E>
         return batch::load_unaligned(from);
     } else {
         [[maybe_unused]] constexpr bool brain = std::is_same_v<E, bfloat16>;
+        // xsimd's batches are the widest the build enables: 16 lanes with AVX-512, 8 with AVX2
 #if defined(__AVX512F__)
-        if constexpr (lanes == 16) {
-            const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(from));
-            if constexpr (brain)
-                return batch(_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)));
-            else
-                return batch(_mm512_cvtph_ps(h));
-        }
-#endif
-#if defined(__AVX2__) && defined(__F16C__)
-        if constexpr (lanes == 8) {
-            const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from));
-            if constexpr (brain)
-                return batch(_mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)));
-            else
-                return batch(_mm256_cvtph_ps(h));
-        }
-#endif
+        const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(from));
+        if constexpr (brain)
+            return batch(_mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16)));
+        else
+            return batch(_mm512_cvtph_ps(h));
+#elif defined(__AVX2__) && defined(__F16C__)
+        const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from));
+        if constexpr (brain)
+            return batch(_mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)));
+        else
+            return batch(_mm256_cvtph_ps(h));
+#else
         alignas(64) float wide[lanes];
         for (std::size_t i = 0; i < lanes; ++i) wide[i] = static_cast<float>(from[i]);
         return batch::load_aligned(wide);
+#endif
     }
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <exception>
@@ -64,6 +65,7 @@ public:
         }
         wake_.notify_all();
         claim();
+        spin_until([&] { return helpers_done_.load(std::memory_order_acquire) == threads - 1; });
         std::unique_lock lock(mutex_);
         done_.wait(lock, [&] { return helpers_done_ == threads - 1; });
         job_ = nullptr;
@@ -106,10 +108,31 @@ private:
         while (workers_.size() < count) workers_.emplace_back([this] { serve(); });
     }
 
+    /// Waits, without sleeping, until `ready()` or for spin_time: a worker that slept between two
+    /// jobs took tens of microseconds to wake (a futex and the scheduler), more than a whole
+    /// decode step of a small model; a job that follows within spin_time finds it awake.
+    template <class Ready>
+    static void spin_until(Ready ready) noexcept {
+        const auto deadline = std::chrono::steady_clock::now() + spin_time;
+        for (unsigned i = 1;; ++i) {
+            if (ready()) return;
+            if (i % 64 == 0 && std::chrono::steady_clock::now() > deadline) return;
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        }
+    }
+    static constexpr std::chrono::microseconds spin_time{100};
+
     void serve() {
         std::size_t seen = 0;
         std::unique_lock lock(mutex_);
         for (;;) {
+            lock.unlock();
+            spin_until([&] {
+                return stopping_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen;
+            });
+            lock.lock();
             wake_.wait(lock, [&] { return stopping_ || (generation_ != seen && helpers_wanted_ > 0); });
             if (stopping_) return;
             seen = generation_;
@@ -129,10 +152,11 @@ private:
     std::condition_variable done_;
     std::vector<std::thread> workers_;
     const std::function<void()>* job_ = nullptr;
-    std::size_t generation_ = 0;
+    // written under mutex_; atomic so that the spinning waits may read them without it
+    std::atomic<std::size_t> generation_ = 0;
     std::size_t helpers_wanted_ = 0;
-    std::size_t helpers_done_ = 0;
-    bool stopping_ = false;
+    std::atomic<std::size_t> helpers_done_ = 0;
+    std::atomic<bool> stopping_ = false;
 };
 
 inline std::atomic<std::size_t>& thread_count_setting() {
