@@ -481,7 +481,8 @@ void register_prefill() {
                         const double expected = expected_seconds(s);
                         if (e == entry::naive) {
                             b->Iterations(3);
-                        } else if (expected > 0.1) {
+                        } else {
+                            // each iteration also runs the peak loop and the peers: a few seconds per row
                             b->Iterations(std::clamp<std::int64_t>(std::llround(2.0 / expected), 5, 20));
                         }
                     }

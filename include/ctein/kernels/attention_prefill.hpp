@@ -100,11 +100,13 @@ inline bool values_in_place(const attention_problem& p, std::size_t dp) noexcept
 struct packed_operands {
     std::size_t dp = 0;
     std::size_t blocks = 0; ///< key blocks per head
-    packed_keys_room k;     ///< [batch][kv head][block][dp][block_keys]
+    packed_keys_room k;     ///< [batch][kv head][block][dp][block_keys] (pairs: [dp / 2][block_keys] pairs)
     call_buffer v;          ///< [batch][kv head][key][dp], or empty: V is read in place
+    bool pairs = false;     ///< keys packed as bfloat16 pairs of features (bf16_dot_products)
 
     packed_operands(const attention_problem& p, std::size_t padded)
         : dp(padded)
+        , pairs(bf16_dot_products(p))
         , blocks((p.keys + block_keys - 1) / block_keys)
         , k(p.batch * p.kv_heads * blocks * dp * block_keys)
         , v(values_in_place(p, padded) ? 0 : p.batch * p.kv_heads * p.keys * dp) {}
@@ -127,12 +129,40 @@ inline void transpose_tile(const float* from, std::ptrdiff_t stride, float* to) 
     for (std::size_t t = 0; t < k_tile; ++t) std::memcpy(to + t * block_keys, &tile.r[t], sizeof tile.r[t]);
 }
 
+inline void pack_values(const attention_problem& p, packed_operands& ops, std::size_t b, std::size_t kh,
+                        std::size_t first, std::size_t keys) noexcept;
+
+/// Packs bfloat16 keys [first, first + keys) of (b, kh) as pairs of features: element (i, j) of
+/// the [dp / 2][block_keys] block holds features 2i and 2i + 1 of key j, as vdpbf16ps reads them;
+/// zeros past the last key and the head size.
+inline void pack_key_pairs(const attention_problem& p, const packed_operands& ops, std::size_t b,
+                           std::size_t kh, std::size_t first, std::size_t keys, float* block) noexcept {
+    auto* to = reinterpret_cast<std::uint32_t*>(block);
+    const auto* from = static_cast<const std::uint16_t*>(element_at(
+        p.k, p.kv_type,
+        static_cast<std::ptrdiff_t>(b) * p.k_strides.batch + static_cast<std::ptrdiff_t>(kh) * p.k_strides.head +
+            static_cast<std::ptrdiff_t>(first) * p.k_strides.token));
+    const auto feature = [&](std::size_t j, std::size_t d) -> std::uint32_t {
+        return j < keys && d < p.head_size ? from[static_cast<std::ptrdiff_t>(j) * p.k_strides.token +
+                                                  static_cast<std::ptrdiff_t>(d)]
+                                           : 0u;
+    };
+    for (std::size_t i = 0; i < ops.dp / 2; ++i)
+        for (std::size_t j = 0; j < block_keys; ++j)
+            to[i * block_keys + j] = feature(j, 2 * i) | feature(j, 2 * i + 1) << 16;
+}
+
 /// Packs key block `block` of (b, kh): keys transposed, zeros past the last key and the head size;
 /// and its values, aligned and zero-padded, unless they are read in place.
 inline void pack_key_block(const attention_problem& p, packed_operands& ops, std::size_t b, std::size_t kh,
                            std::size_t block) noexcept {
     float* to = ops.k_block(p, b, kh, block);
     const std::size_t first = block * block_keys, keys = std::min(block_keys, p.keys - first);
+    if (ops.pairs) {
+        pack_key_pairs(p, ops, b, kh, first, keys, to);
+        pack_values(p, ops, b, kh, first, keys);
+        return;
+    }
     std::ptrdiff_t ks = p.k_strides.token;
     const void* keys_at = element_at(p.k, p.kv_type,
                                      static_cast<std::ptrdiff_t>(b) * p.k_strides.batch +
@@ -157,6 +187,13 @@ inline void pack_key_block(const attention_problem& p, packed_operands& ops, std
         for (std::size_t j = d < whole_d ? whole_keys : 0; j < block_keys; ++j)
             row[j] = d < p.head_size && j < keys ? from[static_cast<std::ptrdiff_t>(j) * ks + d] : 0.0f;
     }
+    pack_values(p, ops, b, kh, first, keys);
+}
+
+/// Copies values [first, first + keys) of (b, kh) as aligned, zero-padded floats, unless they are
+/// read in place.
+inline void pack_values(const attention_problem& p, packed_operands& ops, std::size_t b, std::size_t kh,
+                        std::size_t first, std::size_t keys) noexcept {
     if (ops.v.data() == nullptr) return;
     float* vto = ops.v.data() + ((b * p.kv_heads + kh) * p.keys + first) * ops.dp;
     const void* vfrom = element_at(p.v, p.kv_type,
@@ -205,6 +242,7 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
         key_block blk;
         blk.first = kb;
         blk.k = ops.k_block(p, b, kh, kb / block_keys);
+        blk.bf16_pairs = ops.pairs;
         if (ops.v.data()) {
             blk.v = ops.v.data() + ((b * p.kv_heads + kh) * p.keys + kb) * ops.dp;
             blk.v_stride = static_cast<std::ptrdiff_t>(ops.dp);
@@ -219,7 +257,7 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
             if (t.max_end <= static_cast<std::ptrdiff_t>(kb)) continue;
             if (first_pass && kb == 0) {
                 prefetch_queries(p, s, first + tile_rows, tile_rows);
-                load_queries(p, s, first, tile_rows);
+                load_queries(p, s, first, tile_rows, ops.pairs);
             }
             blk.keys = std::min(block_keys, static_cast<std::size_t>(t.max_end) - kb);
             const std::size_t cols = Mode == step_mode::online ? (blk.keys + lanes - 1) / lanes : 4;

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -144,10 +145,23 @@ inline const void* query_row(const attention_problem& p, const row_set& s, std::
                           static_cast<std::ptrdiff_t>(s.query[r]) * p.q_strides.token);
 }
 
+/// Whether the prefill multiplies bfloat16 queries and keys with AVX512-BF16's dot products
+/// (vdpbf16ps: pairs of products, exact, summed in float): built for a CPU that has them, and
+/// both operands in bfloat16. Its queries are kept as they are (bfloat16 pairs, unscaled) and its
+/// keys packed in pairs of features; the scale is applied to the scores.
+inline bool bf16_dot_products(const attention_problem& p) noexcept {
+#if defined(__AVX512BF16__) && defined(__AVX512F__)
+    return p.q_type == element_type::bf16 && p.kv_type == element_type::bf16;
+#else
+    static_cast<void>(p);
+    return false;
+#endif
+}
+
 /// Copies the queries of rows [first, first + count) scaled to log2 units, zero-padded (zeros for
-/// filler rows).
-inline void load_queries(const attention_problem& p, row_set& s, std::size_t first,
-                         std::size_t count) noexcept {
+/// filler rows); with `pairs` (bf16_dot_products), their bfloat16 bits as they are, zero-padded.
+inline void load_queries(const attention_problem& p, row_set& s, std::size_t first, std::size_t count,
+                         bool pairs = false) noexcept {
     const float scale = p.scale * log2e;
     const batch factor(scale), zero(0.0f);
     const std::size_t d = p.head_size;
@@ -155,6 +169,10 @@ inline void load_queries(const attention_problem& p, row_set& s, std::size_t fir
         float* q = s.q + r * s.dp;
         for (std::size_t k = 0; k < s.dp; k += lanes) zero.store_aligned(q + k);
         if (!s.real(r)) continue;
+        if (pairs) {
+            std::memcpy(q, query_row(p, s, r), d * sizeof(std::uint16_t));
+            continue;
+        }
         const void* row = query_row(p, s, r);
         const float* from = q; // a 16-bit query is widened in place, then scaled there
         if (p.q_type == element_type::f32)
