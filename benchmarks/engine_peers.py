@@ -259,10 +259,10 @@ def row(name, seconds, error, flops=None, kv_bytes=None):
     return counters
 
 
-def run(quick, only):
+def run(quick, only, sections):
     rng = np.random.default_rng(1)
     rows = []
-    for heads, d, t, causal, threads in prefill_shapes(quick):
+    for heads, d, t, causal, threads in prefill_shapes(quick) if "prefill" in sections else ():
         q, k, v = (uniform(rng, (1, heads, t, d)) for _ in range(3))
         ref = reference(q, k, v, 0 if causal else None)
         flops = 4.0 * heads * t * t * d / (2 if causal else 1)
@@ -276,7 +276,7 @@ def run(quick, only):
             print(f"{name:<60} {rows[-1]['seconds'] * 1e3:9.3f} ms  {rows[-1]['GFLOPs']:7.1f} GFLOP/s  "
                   f"max|Δ| {error:.2g}", flush=True)
             del call
-    for hq, hkv, d, tk, threads, cache in decode_shapes(quick):
+    for hq, hkv, d, tk, threads, cache in decode_shapes(quick) if "decode" in sections else ():
         kv_bytes = 2 * hkv * tk * d * 4
         copies = 1 if cache == "warm" else max(2, -(-3 * L3_BYTES // kv_bytes))
         q = uniform(rng, (1, hq, 1, d))
@@ -320,11 +320,12 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--quick", action="store_true", help="T = 512 only (a smoke run)")
     parser.add_argument("--only", default="", help="comma-separated engines to run")
+    parser.add_argument("--sections", default="prefill,decode", help="prefill, decode or both")
     args = parser.parse_args()
     context = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
                "executable": "engine_peers.py", "load_avg": list(os.getloadavg()),
                "host_name": platform.node(), **versions()}
-    rows = run(args.quick, [e for e in args.only.split(",") if e])
+    rows = run(args.quick, [e for e in args.only.split(",") if e], args.sections.split(","))
     with open(args.out, "w") as f:
         json.dump({"context": context, "benchmarks": rows}, f, indent=1)
 

@@ -19,7 +19,8 @@ void check_rounding(std::uint16_t infinity_bits) {
         const float a = H::from_bits(low), b = H::from_bits(high);
         // the midpoint of the largest finite value and the first power of two beyond it
         // (a + b) / 2 would overflow near float's largest values
-        const float mid = high == infinity_bits ? a + (a - float(H::from_bits(low - 1))) / 2 : a + (b - a) / 2;
+        const float mid =
+            high == infinity_bits ? a + (a - float(H::from_bits(low - 1))) / 2 : a + (b - a) / 2;
         const std::uint16_t even = (low & 1u) == 0 ? low : high;
         const float below = std::nextafter(mid, 0.0f), above = std::nextafter(mid, 2 * mid + 1);
         if (H(below).bits != low || H(above).bits != high || H(mid).bits != even) ++wrong;
@@ -36,7 +37,8 @@ TEST_CASE("float16 holds IEEE binary16: every value converts to float and back e
         const auto h = static_cast<std::uint16_t>(bits);
         const float f = ctein::float16::from_bits(h);
         const bool nan = (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0;
-        if (nan ? !std::isnan(f) || !std::isnan(float(ctein::float16(f))) : ctein::float16(f).bits != h) ++wrong;
+        if (nan ? !std::isnan(f) || !std::isnan(float(ctein::float16(f))) : ctein::float16(f).bits != h)
+            ++wrong;
     }
     CHECK(wrong == 0);
     CHECK(float(ctein::float16::from_bits(0x3c00)) == 1.0f);

@@ -52,25 +52,29 @@ void check_element_type() {
     const auto out = ctein::attention(q, k, v, ctein::causal);
     STATIC_REQUIRE(std::is_same_v<typename std::remove_const_t<decltype(out)>::value_type, float>);
     const auto expected = ctein::attention(qf, kf, vf, ctein::causal);
-    if (std::is_same_v<H, ctein::bfloat16> && ctein::kernels::attention_detail::bf16_dot_products(
-                                                  {.q_type = ctein::kernels::element_type::bf16,
-                                                   .kv_type = ctein::kernels::element_type::bf16}))
+    if (std::is_same_v<H, ctein::bfloat16> &&
+        ctein::kernels::attention_detail::bf16_dot_products(
+            {.q_type = ctein::kernels::element_type::bf16, .kv_type = ctein::kernels::element_type::bf16}))
         CHECK(within_rounding(out, expected)); // q·kᵀ by vdpbf16ps
     else
         CHECK(same_bits(out, expected));
     // float queries over 16-bit keys and values (a 16-bit KV cache); grouped-query heads
     const auto k2 = ctein::slice<"h">(k, 0, 2), v2 = ctein::slice<"h">(v, 0, 2);
-    CHECK(same_bits(ctein::attention(qf, k2, v2), ctein::attention(qf, ctein::eval(ctein::slice<"h">(kf, 0, 2)),
-                                                                   ctein::eval(ctein::slice<"h">(vf, 0, 2)))));
+    CHECK(
+        same_bits(ctein::attention(qf, k2, v2), ctein::attention(qf, ctein::eval(ctein::slice<"h">(kf, 0, 2)),
+                                                                 ctein::eval(ctein::slice<"h">(vf, 0, 2)))));
     // a decode step (one query), read by the decode path
     const auto q1 = ctein::slice<"s">(q, 32, 33);
-    CHECK(same_bits(ctein::attention(q1, k, v), ctein::attention(ctein::eval(ctein::slice<"s">(qf, 32, 33)), kf, vf)));
+    CHECK(same_bits(ctein::attention(q1, k, v),
+                    ctein::attention(ctein::eval(ctein::slice<"s">(qf, 32, 33)), kf, vf)));
     // heads split by a rearrange view of [B, S, H·D], read in place
     ctein::tensor<H, "b s e", 2, 33, 256> x;
     deterministic_fill(x, 4);
     ctein::tensor<float, "b s e", 2, 33, 256> xf;
     for (std::size_t i = 0; i < x.size(); ++i) xf.data()[i] = x.data()[i];
-    const auto heads = [](const auto& t) { return ctein::rearrange<"b s (h d) -> b h s d">(t, ctein::len<"h", 4>); };
+    const auto heads = [](const auto& t) {
+        return ctein::rearrange<"b s (h d) -> b h s d">(t, ctein::len<"h", 4>);
+    };
     CHECK(within_rounding(ctein::attention(heads(x), heads(x), heads(x)),
                           ctein::attention(heads(xf), heads(xf), heads(xf))));
     // keys transposed in memory: copied (as floats) before the kernel reads them, so the same bits

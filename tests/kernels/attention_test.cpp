@@ -458,8 +458,8 @@ TEST_CASE("attention carries a NaN or an infinity to every row that reads it, ne
         std::size_t threads;
     };
     enum class poison { k_nan, k_inf, v_nan, q_nan, scale_nan, scale_inf };
-    for (const path& run : {path{9, 70, false, 1}, path{9, 70, true, 1}, path{2, 1100, false, 1},
-                            path{2, 1100, false, 2}}) {
+    for (const path& run :
+         {path{9, 70, false, 1}, path{9, 70, true, 1}, path{2, 1100, false, 1}, path{2, 1100, false, 2}}) {
         for (poison what : {poison::k_nan, poison::k_inf, poison::v_nan, poison::q_nan, poison::scale_nan,
                             poison::scale_inf}) {
             call c({2, 2, 1, run.queries, run.keys, 64}, false);
@@ -474,7 +474,8 @@ TEST_CASE("attention carries a NaN or an infinity to every row that reads it, ne
                 break;
             case poison::k_inf:
                 for (std::size_t h = 0; h < 2; ++h)
-                    for (std::size_t i = 0; i < run.queries; ++i) c.q[element(c.p.q_strides, 0, h, i, 0)] = 0.5f;
+                    for (std::size_t i = 0; i < run.queries; ++i)
+                        c.q[element(c.p.q_strides, 0, h, i, 0)] = 0.5f;
                 c.k[element(c.p.k_strides, 0, 0, key, 0)] = inf;
                 break;
             case poison::v_nan:
@@ -482,7 +483,8 @@ TEST_CASE("attention carries a NaN or an infinity to every row that reads it, ne
                 break;
             case poison::q_nan:
                 for (std::size_t h = 0; h < 2; ++h)
-                    for (std::size_t i = 1; i < run.queries; ++i) c.q[element(c.p.q_strides, 0, h, i, 3)] = not_a_number;
+                    for (std::size_t i = 1; i < run.queries; ++i)
+                        c.q[element(c.p.q_strides, 0, h, i, 3)] = not_a_number;
                 break;
             case poison::scale_nan:
                 c.p.scale = not_a_number;
@@ -494,8 +496,8 @@ TEST_CASE("attention carries a NaN or an infinity to every row that reads it, ne
             ctein::kernels::attention(c.p);
             const auto ref = ctein::testing::naive_attention(c.p);
             const bool everywhere = what == poison::scale_nan || what == poison::scale_inf;
-            INFO("Tq " << run.queries << ", Tk " << run.keys << (run.weights ? ", weights" : "") << ", threads "
-                       << run.threads << ", poison " << static_cast<int>(what));
+            INFO("Tq " << run.queries << ", Tk " << run.keys << (run.weights ? ", weights" : "")
+                       << ", threads " << run.threads << ", poison " << static_cast<int>(what));
             for (std::size_t b = 0; b < 2; ++b)
                 for (std::size_t h = 0; h < 2; ++h)
                     for (std::size_t i = 0; i < run.queries; ++i) {
@@ -524,14 +526,16 @@ TEST_CASE("attention leaves out keys a mask hides, whatever they hold", "[attent
         const auto hidden = [](std::size_t i, std::size_t j) { return i == 0 || j % 5 == 0; };
         if (additive) {
             c.additive.resize(6 * 70);
-            for (std::size_t e = 0; e < c.additive.size(); ++e) c.additive[e] = hidden(e / 70, e % 70) ? -inf : 0.0f;
+            for (std::size_t e = 0; e < c.additive.size(); ++e)
+                c.additive[e] = hidden(e / 70, e % 70) ? -inf : 0.0f;
             c.p.mask = {c.additive.data(), mask_kind::additive, strides};
         } else {
             c.flags = std::make_unique<bool[]>(6 * 70);
             for (std::size_t e = 0; e < 6 * 70; ++e) c.flags[e] = hidden(e / 70, e % 70);
             c.p.mask = {c.flags.get(), mask_kind::ignore, strides};
         }
-        for (std::size_t j = 0; j < 70; j += 5) c.k[element(c.p.k_strides, 0, 0, j, j % 64)] = j % 2 ? inf : not_a_number;
+        for (std::size_t j = 0; j < 70; j += 5)
+            c.k[element(c.p.k_strides, 0, 0, j, j % 64)] = j % 2 ? inf : not_a_number;
         ctein::kernels::attention(c.p);
         const auto ref = ctein::testing::naive_attention(c.p);
         INFO((additive ? "additive" : "boolean") << " mask");
@@ -662,9 +666,9 @@ TEST_CASE("attention reads bfloat16 and float16 operands as the floats they hold
                     for (bool strided : {false, true}) {
                         call c({2, 4, 2, tq, tk, d}, strided);
                         c.narrow(type, queries);
-                        INFO(describe(c.sh) << (type == element_type::bf16 ? ", bfloat16" : ", float16")
-                                            << (queries ? " q, k, v" : " k, v")
-                                            << (strided ? ", strided" : ""));
+                        INFO(describe(c.sh)
+                             << (type == element_type::bf16 ? ", bfloat16" : ", float16")
+                             << (queries ? " q, k, v" : " k, v") << (strided ? ", strided" : ""));
                         check_against_reference(c);
                     }
     SECTION("with masks, dropout and weights") {

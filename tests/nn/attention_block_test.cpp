@@ -107,8 +107,9 @@ TEST_CASE("a weight assigned from a tensor of dynamic lengths: checked when it r
     CHECK(layer.weight()(2, 3) == loaded(2, 3));
     CHECK(layer.weight()(1, 0) == loaded(1, 0));
     const ctein::tensor<float, "o i", dyn, dyn> transposed(4, 3);
-    CHECK_THROWS_WITH(layer.weight() = transposed,
-                      Catch::StartsWith("Shape mismatch in assignment, dimension 0: a length of 4 given to one of 3"));
+    CHECK_THROWS_WITH(
+        layer.weight() = transposed,
+        Catch::StartsWith("Shape mismatch in assignment, dimension 0: a length of 4 given to one of 3"));
     ctein::tensor<float, "", 3, 4> unnamed;
     unnamed(0, 0) = 5.0f;
     layer.weight() = unnamed; // no names: the lengths alone are compared
@@ -187,7 +188,8 @@ TEST_CASE("a fused grouped-query block: one [(H + 2 Hkv) D, E] weight, the separ
     // rows: q's H·D, then k's Hkv·D, then v's Hkv·D
     const auto stack = [&](const auto& layer, std::size_t first_row) {
         for (std::size_t o = 0; o < layer.weight().extent(0); ++o) {
-            for (std::size_t i = 0; i < E; ++i) fused.qkv_proj.weight()(first_row + o, i) = layer.weight()(o, i);
+            for (std::size_t i = 0; i < E; ++i)
+                fused.qkv_proj.weight()(first_row + o, i) = layer.weight()(o, i);
             fused.qkv_proj.bias()(first_row + o) = layer.bias()(o);
         }
     };
@@ -206,7 +208,8 @@ TEST_CASE("a fused grouped-query block: one [(H + 2 Hkv) D, E] weight, the separ
 
 TEST_CASE("a growing KV cache moves to twice its capacity and keeps every token", "[nn]") {
     decode_case c(9);
-    ctein::nn::growing_kv_cache<decode_case::Hkv, decode_case::E / decode_case::H> cache(2, 1); // room for one token
+    ctein::nn::growing_kv_cache<decode_case::Hkv, decode_case::E / decode_case::H> cache(
+        2, 1); // room for one token
     const float worst = c.decode_difference(cache, 3, [&] {
         CHECK(cache.capacity() == 3); // what the 3 tokens needed (more than twice 1)
     });
@@ -244,7 +247,8 @@ TEST_CASE("rotary at position ids: each batch at its own positions (a left-padde
         ids(1, s) = 5 + s; // 5, 6, 7, 8: as if after 5 earlier tokens
     }
     const auto rotated = rope.rotated(x, ids);
-    static_assert(std::is_same_v<std::remove_const_t<decltype(rotated)>, ctein::tensor<float, "b h s d", 2, 3, 4, 8>>);
+    static_assert(
+        std::is_same_v<std::remove_const_t<decltype(rotated)>, ctein::tensor<float, "b h s d", 2, 3, 4, 8>>);
     const std::size_t starts[2] = {0, 5};
     for (std::size_t b = 0; b < 2; ++b) {
         const auto one = ctein::slice<"b">(x, b, b + 1);
@@ -252,7 +256,8 @@ TEST_CASE("rotary at position ids: each batch at its own positions (a left-padde
         CHECK(largest_difference(ctein::eval(ctein::slice<"b">(rotated, b, b + 1)), expected) == 0.0f);
     }
     ids(1, 3) = 16; // past the tables
-    CHECK_THROWS_WITH(rope.rotated(x, ids), Catch::StartsWith("Index 16 is out of range for axis s of length 16"));
+    CHECK_THROWS_WITH(rope.rotated(x, ids),
+                      Catch::StartsWith("Index 16 is out of range for axis s of length 16"));
 }
 
 TEST_CASE("a bfloat16 or float16 KV cache holds the tokens rounded, in half the bytes", "[nn][half]") {
@@ -289,7 +294,8 @@ TEST_CASE("a bfloat16 or float16 KV cache holds the tokens rounded, in half the 
     };
     check(ctein::nn::kv_cache_of<ctein::bfloat16, Hkv, D, 8>(2));
     check(ctein::nn::kv_cache_of<ctein::float16, Hkv, D>(2, 8));
-    STATIC_REQUIRE(sizeof(decltype(std::declval<ctein::nn::kv_cache_of<ctein::bfloat16, Hkv, D, 8>>().keys())::value_type) == 2);
+    STATIC_REQUIRE(sizeof(decltype(std::declval<ctein::nn::kv_cache_of<ctein::bfloat16, Hkv, D, 8>>()
+                                       .keys())::value_type) == 2);
 }
 
 TEST_CASE("GQA + RoPE decode through a bfloat16 cache: the float cache's result within bfloat16's rounding",

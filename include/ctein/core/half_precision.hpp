@@ -11,8 +11,12 @@
 namespace ctein {
 
 namespace detail {
-constexpr std::uint32_t float_bits(float f) noexcept { return std::bit_cast<std::uint32_t>(f); }
-constexpr float bits_float(std::uint32_t u) noexcept { return std::bit_cast<float>(u); }
+constexpr std::uint32_t float_bits(float f) noexcept {
+    return std::bit_cast<std::uint32_t>(f);
+}
+constexpr float bits_float(std::uint32_t u) noexcept {
+    return std::bit_cast<float>(u);
+}
 } // namespace detail
 
 /// Brain floating point: float's sign and 8-bit exponent with 7 bits of mantissa (the upper half
@@ -73,9 +77,9 @@ private:
         std::uint32_t u = detail::float_bits(f);
         const auto sign = static_cast<std::uint16_t>((u >> 16) & 0x8000u);
         u &= 0x7fffffffu;
-        if (u > 0x7f800000u) return sign | 0x7e00u;           // NaN
-        if (u >= 0x47800000u) return sign | 0x7c00u;          // 65536 and beyond (and inf): inf
-        if (u < 0x38800000u) {                                // below 2^-14: subnormal or zero
+        if (u > 0x7f800000u) return sign | 0x7e00u;  // NaN
+        if (u >= 0x47800000u) return sign | 0x7c00u; // 65536 and beyond (and inf): inf
+        if (u < 0x38800000u) {                       // below 2^-14: subnormal or zero
             // adding 0.5 moves the 24 - 14 bits kept into the low mantissa, rounded to even by the
             // float addition itself
             const float shifted = detail::bits_float(u) + 0.5f;

@@ -94,9 +94,10 @@ template <class T>
 inline constexpr bool attention_element = std::is_same_v<T, float> || is_half_precision<T>;
 
 template <class T>
-inline constexpr kernels::element_type element_type_of = std::is_same_v<T, bfloat16> ? kernels::element_type::bf16
-                                                         : std::is_same_v<T, float16> ? kernels::element_type::f16
-                                                                                      : kernels::element_type::f32;
+inline constexpr kernels::element_type element_type_of =
+    std::is_same_v<T, bfloat16>  ? kernels::element_type::bf16
+    : std::is_same_v<T, float16> ? kernels::element_type::f16
+                                 : kernels::element_type::f32;
 
 /// An operand as the kernel reads it: features contiguous, and for keys and values (`in_place_repeat`)
 /// heads repeated in place read once (`repeat` heads per head). Any other view is copied once into
@@ -316,8 +317,8 @@ auto checked_attention(const Q& q, const K& k, const V& v, const Mask* mask,
     using q_element = std::remove_cv_t<typename Q::value_type>;
     using k_element = std::remove_cv_t<typename K::value_type>;
     using v_element = std::remove_cv_t<typename V::value_type>;
-    constexpr bool readable = attention_element<q_element> && attention_element<k_element> &&
-                              attention_element<v_element>;
+    constexpr bool readable =
+        attention_element<q_element> && attention_element<k_element> && attention_element<v_element>;
     constexpr bool kv_alike = std::is_same_v<k_element, v_element>;
     // one of these fails at a time; the kernel reads keys and values as one element type
     static_assert(readable, "ctein::attention: queries, keys and values hold float, ctein::bfloat16 or "

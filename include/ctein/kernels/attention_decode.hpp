@@ -40,8 +40,10 @@ inline void prefetch_rows(const attention_problem& p, const void* k, const void*
                           std::size_t stop) noexcept {
     const std::size_t bytes = p.head_size * element_bytes(p.kv_type);
     for (std::size_t j = first; j < std::min(stop, first + block_keys); ++j) {
-        const auto* key = static_cast<const char*>(element_at(k, p.kv_type, static_cast<std::ptrdiff_t>(j) * p.k_strides.token));
-        const auto* value = static_cast<const char*>(element_at(v, p.kv_type, static_cast<std::ptrdiff_t>(j) * p.v_strides.token));
+        const auto* key = static_cast<const char*>(
+            element_at(k, p.kv_type, static_cast<std::ptrdiff_t>(j) * p.k_strides.token));
+        const auto* value = static_cast<const char*>(
+            element_at(v, p.kv_type, static_cast<std::ptrdiff_t>(j) * p.v_strides.token));
         for (std::size_t d = 0; d < bytes; d += 64) {
             __builtin_prefetch(key + d, 0, 3);
             __builtin_prefetch(value + d, 0, 3);
@@ -73,12 +75,12 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
     const std::ptrdiff_t stop = std::min(c1, *std::max_element(s.end, s.end + count));
     const bool dropout = p.dropout > 0.0f;
     const dropout_rule rule(dropout ? p.dropout : 0.0f);
-    const void* k_head = element_at(p.k, p.kv_type,
-                                    static_cast<std::ptrdiff_t>(b) * p.k_strides.batch +
-                                        static_cast<std::ptrdiff_t>(kh) * p.k_strides.head);
-    const void* v_head = element_at(p.v, p.kv_type,
-                                    static_cast<std::ptrdiff_t>(b) * p.v_strides.batch +
-                                        static_cast<std::ptrdiff_t>(kh) * p.v_strides.head);
+    const void* k_head = element_at(p.k, p.kv_type, token_offset(p.k_strides, b, kh, 0));
+    const void* v_head = element_at(p.v, p.kv_type, token_offset(p.v_strides, b, kh, 0));
+    // the blocks before the first one the loop asks for ahead: a piece whose keys come from memory
+    // (a cold cache) otherwise waited on each of their lines in turn
+    for (std::size_t ahead = 0; ahead < prefetch_distance; ++ahead)
+        prefetch_rows(p, k_head, v_head, c0 + ahead * block_keys, static_cast<std::size_t>(stop));
     for (std::size_t kb = c0; static_cast<std::ptrdiff_t>(kb) < stop; kb += block_keys) {
         prefetch_rows(p, k_head, v_head, kb + prefetch_distance * block_keys, static_cast<std::size_t>(stop));
         key_block blk;

@@ -92,8 +92,9 @@ private:
 /// straddle lines made the prefill 15 % slower at d = 128, measured).
 inline bool values_in_place(const attention_problem& p, std::size_t dp) noexcept {
     const auto line = static_cast<std::ptrdiff_t>(64 / sizeof(float));
-    return p.kv_type == element_type::f32 && p.head_size == dp && reinterpret_cast<std::uintptr_t>(p.v) % 64 == 0 &&
-           p.v_strides.batch % line == 0 && p.v_strides.head % line == 0 && p.v_strides.token % line == 0;
+    return p.kv_type == element_type::f32 && p.head_size == dp &&
+           reinterpret_cast<std::uintptr_t>(p.v) % 64 == 0 && p.v_strides.batch % line == 0 &&
+           p.v_strides.head % line == 0 && p.v_strides.token % line == 0;
 }
 
 /// K and, unless V can be read in place, V as the prefill reads them.
@@ -106,10 +107,10 @@ struct packed_operands {
 
     packed_operands(const attention_problem& p, std::size_t padded)
         : dp(padded)
-        , pairs(bf16_dot_products(p))
         , blocks((p.keys + block_keys - 1) / block_keys)
         , k(p.batch * p.kv_heads * blocks * dp * block_keys)
-        , v(values_in_place(p, padded) ? 0 : p.batch * p.kv_heads * p.keys * dp) {}
+        , v(values_in_place(p, padded) ? 0 : p.batch * p.kv_heads * p.keys * dp)
+        , pairs(bf16_dot_products(p)) {}
 
     [[nodiscard]] float* k_block(const attention_problem& p, std::size_t b, std::size_t kh,
                                  std::size_t block) const noexcept {
@@ -129,8 +130,20 @@ inline void transpose_tile(const float* from, std::ptrdiff_t stride, float* to) 
     for (std::size_t t = 0; t < k_tile; ++t) std::memcpy(to + t * block_keys, &tile.r[t], sizeof tile.r[t]);
 }
 
+/// Copies values [first, first + keys) of (b, kh) as aligned, zero-padded floats, unless they are
+/// read in place.
 inline void pack_values(const attention_problem& p, packed_operands& ops, std::size_t b, std::size_t kh,
-                        std::size_t first, std::size_t keys) noexcept;
+                        std::size_t first, std::size_t keys) noexcept {
+    if (ops.v.data() == nullptr) return;
+    float* vto = ops.v.data() + ((b * p.kv_heads + kh) * p.keys + first) * ops.dp;
+    const void* vfrom = element_at(p.v, p.kv_type, token_offset(p.v_strides, b, kh, first));
+    for (std::size_t j = 0; j < keys; ++j) {
+        widen(p.kv_type, vfrom, vto, p.head_size);
+        std::fill(vto + p.head_size, vto + ops.dp, 0.0f);
+        vfrom = element_at(vfrom, p.kv_type, p.v_strides.token);
+        vto += ops.dp;
+    }
+}
 
 /// Packs bfloat16 keys [first, first + keys) of (b, kh) as pairs of features: element (i, j) of
 /// the [dp / 2][block_keys] block holds features 2i and 2i + 1 of key j, as vdpbf16ps reads them;
@@ -138,14 +151,12 @@ inline void pack_values(const attention_problem& p, packed_operands& ops, std::s
 inline void pack_key_pairs(const attention_problem& p, const packed_operands& ops, std::size_t b,
                            std::size_t kh, std::size_t first, std::size_t keys, float* block) noexcept {
     auto* to = reinterpret_cast<std::uint32_t*>(block);
-    const auto* from = static_cast<const std::uint16_t*>(element_at(
-        p.k, p.kv_type,
-        static_cast<std::ptrdiff_t>(b) * p.k_strides.batch + static_cast<std::ptrdiff_t>(kh) * p.k_strides.head +
-            static_cast<std::ptrdiff_t>(first) * p.k_strides.token));
+    const auto* from = static_cast<const std::uint16_t*>(
+        element_at(p.k, p.kv_type, token_offset(p.k_strides, b, kh, first)));
     const auto feature = [&](std::size_t j, std::size_t d) -> std::uint32_t {
-        return j < keys && d < p.head_size ? from[static_cast<std::ptrdiff_t>(j) * p.k_strides.token +
-                                                  static_cast<std::ptrdiff_t>(d)]
-                                           : 0u;
+        return j < keys && d < p.head_size
+                   ? from[static_cast<std::ptrdiff_t>(j) * p.k_strides.token + static_cast<std::ptrdiff_t>(d)]
+                   : 0u;
     };
     for (std::size_t i = 0; i < ops.dp / 2; ++i)
         for (std::size_t j = 0; j < block_keys; ++j)
@@ -164,10 +175,7 @@ inline void pack_key_block(const attention_problem& p, packed_operands& ops, std
         return;
     }
     std::ptrdiff_t ks = p.k_strides.token;
-    const void* keys_at = element_at(p.k, p.kv_type,
-                                     static_cast<std::ptrdiff_t>(b) * p.k_strides.batch +
-                                         static_cast<std::ptrdiff_t>(kh) * p.k_strides.head +
-                                         static_cast<std::ptrdiff_t>(first) * ks);
+    const void* keys_at = element_at(p.k, p.kv_type, token_offset(p.k_strides, b, kh, first));
     const float* from = static_cast<const float*>(keys_at);
     if (p.kv_type != element_type::f32) { // 16-bit keys: widened first, then packed as floats are
         thread_local std::vector<float> wide;
@@ -188,24 +196,6 @@ inline void pack_key_block(const attention_problem& p, packed_operands& ops, std
             row[j] = d < p.head_size && j < keys ? from[static_cast<std::ptrdiff_t>(j) * ks + d] : 0.0f;
     }
     pack_values(p, ops, b, kh, first, keys);
-}
-
-/// Copies values [first, first + keys) of (b, kh) as aligned, zero-padded floats, unless they are
-/// read in place.
-inline void pack_values(const attention_problem& p, packed_operands& ops, std::size_t b, std::size_t kh,
-                        std::size_t first, std::size_t keys) noexcept {
-    if (ops.v.data() == nullptr) return;
-    float* vto = ops.v.data() + ((b * p.kv_heads + kh) * p.keys + first) * ops.dp;
-    const void* vfrom = element_at(p.v, p.kv_type,
-                                   static_cast<std::ptrdiff_t>(b) * p.v_strides.batch +
-                                       static_cast<std::ptrdiff_t>(kh) * p.v_strides.head +
-                                       static_cast<std::ptrdiff_t>(first) * p.v_strides.token);
-    for (std::size_t j = 0; j < keys; ++j) {
-        widen(p.kv_type, vfrom, vto, p.head_size);
-        std::fill(vto + p.head_size, vto + ops.dp, 0.0f);
-        vfrom = element_at(vfrom, p.kv_type, p.v_strides.token);
-        vto += ops.dp;
-    }
 }
 
 /// The first key and the row range (over every row of tile `first`) a tile sees.
@@ -247,9 +237,7 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
             blk.v = ops.v.data() + ((b * p.kv_heads + kh) * p.keys + kb) * ops.dp;
             blk.v_stride = static_cast<std::ptrdiff_t>(ops.dp);
         } else {
-            blk.v = static_cast<const float*>(p.v) + static_cast<std::ptrdiff_t>(b) * p.v_strides.batch +
-                    static_cast<std::ptrdiff_t>(kh) * p.v_strides.head +
-                    static_cast<std::ptrdiff_t>(kb) * p.v_strides.token;
+            blk.v = static_cast<const float*>(p.v) + token_offset(p.v_strides, b, kh, kb);
             blk.v_stride = p.v_strides.token;
         }
         for (std::size_t first = 0; first < s.count; first += tile_rows) {

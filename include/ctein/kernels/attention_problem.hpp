@@ -20,6 +20,13 @@ struct token_strides {
     std::ptrdiff_t token = 0;
 };
 
+/// Elements from an operand's start to token `t` of head `h` of batch `b`.
+constexpr std::ptrdiff_t token_offset(const token_strides& s, std::size_t b, std::size_t h,
+                                      std::size_t t) noexcept {
+    return static_cast<std::ptrdiff_t>(b) * s.batch + static_cast<std::ptrdiff_t>(h) * s.head +
+           static_cast<std::ptrdiff_t>(t) * s.token;
+}
+
 /// How an explicit mask's elements are read.
 enum class mask_kind : std::uint8_t {
     none,

@@ -139,10 +139,9 @@ inline row_storage& thread_row_storage() {
 
 /// Where row r's query starts (elements of p.q_type).
 inline const void* query_row(const attention_problem& p, const row_set& s, std::size_t r) noexcept {
-    return element_at(p.q, p.q_type,
-                      static_cast<std::ptrdiff_t>(s.batch_index) * p.q_strides.batch +
-                          static_cast<std::ptrdiff_t>(s.head[r]) * p.q_strides.head +
-                          static_cast<std::ptrdiff_t>(s.query[r]) * p.q_strides.token);
+    return element_at(
+        p.q, p.q_type,
+        token_offset(p.q_strides, s.batch_index, s.head[r], static_cast<std::size_t>(s.query[r])));
 }
 
 /// Whether the prefill multiplies bfloat16 queries and keys with AVX512-BF16's dot products
@@ -227,7 +226,8 @@ struct weights_row {
 inline weights_row weights_of(const attention_problem& p, const row_set& s, std::size_t r) noexcept {
     const auto& ws = p.weights_strides;
     return {p.weights + static_cast<std::ptrdiff_t>(s.batch_index) * ws[0] +
-                static_cast<std::ptrdiff_t>(s.head[r]) * ws[1] + static_cast<std::ptrdiff_t>(s.query[r]) * ws[2],
+                static_cast<std::ptrdiff_t>(s.head[r]) * ws[1] +
+                static_cast<std::ptrdiff_t>(s.query[r]) * ws[2],
             ws[3]};
 }
 

@@ -3,8 +3,8 @@
 // The prefill and decode paths differ only in how they feed it keys.
 #pragma once
 
-#include "attention_rows.hpp"
 #include "../core/half_precision.hpp"
+#include "attention_rows.hpp"
 #include "exp2.hpp"
 
 #include <xsimd/xsimd.hpp>
@@ -54,8 +54,8 @@ inline constexpr auto key_offsets = [] {
 
 /// One block of keys as a step reads it.
 struct key_block {
-    std::size_t first = 0;       ///< the block's first key
-    std::size_t keys = 0;        ///< keys [first, first + keys) are read; the others of the block weigh 0
+    std::size_t first = 0; ///< the block's first key
+    std::size_t keys = 0;  ///< keys [first, first + keys) are read; the others of the block weigh 0
     /// Packed: floats [dp][block_keys] (keys transposed); rows: key `first`, elements of the step's
     /// element type (float, or a 16-bit type widened as it is loaded).
     const void* k = nullptr;

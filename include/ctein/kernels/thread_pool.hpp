@@ -130,7 +130,8 @@ private:
         for (;;) {
             lock.unlock();
             spin_until([&] {
-                return stopping_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen;
+                return stopping_.load(std::memory_order_acquire) ||
+                       generation_.load(std::memory_order_acquire) != seen;
             });
             lock.lock();
             wake_.wait(lock, [&] { return stopping_ || (generation_ != seen && helpers_wanted_ > 0); });

@@ -43,7 +43,8 @@ inline void widen(element_type t, const void* from, float* to, std::size_t n) no
     std::size_t i = 0;
 #if defined(__AVX512F__)
     for (; i + 16 <= n; i += 16)
-        _mm512_storeu_ps(to + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(h + i))));
+        _mm512_storeu_ps(to + i,
+                         _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(h + i))));
 #endif
 #if defined(__F16C__)
     for (; i + 8 <= n; i += 8)

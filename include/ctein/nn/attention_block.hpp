@@ -144,9 +144,9 @@ private:
         const auto q_projected = q_proj(query); // kept: the heads are views of the projections
         const auto k_projected = k_proj(key);
         const auto v_projected = v_proj(value);
-        return detail::merge_and_project(o_proj, attention(heads_of<H>(q_projected, 0),
-                                                           heads_of<Hkv>(k_projected, 0),
-                                                           split_heads<Hkv>(v_projected), options...));
+        return detail::merge_and_project(o_proj,
+                                         attention(heads_of<H>(q_projected, 0), heads_of<Hkv>(k_projected, 0),
+                                                   split_heads<Hkv>(v_projected), options...));
     }
 
     /// [B, T, Heads·D] as [B, Heads, T, D]: a view of the projection's output.

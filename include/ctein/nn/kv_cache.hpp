@@ -42,9 +42,11 @@ constexpr std::size_t kv_cache_bytes(std::size_t layers, std::size_t batch, std:
 ///
 /// Tokens appended to a 16-bit cache are rounded to its type (to nearest, ties to even); attention
 /// reads them widened to float.
-template <std::size_t Hkv, std::size_t D, std::size_t Capacity = dyn, bool Grows = false, class Element = float>
+template <std::size_t Hkv, std::size_t D, std::size_t Capacity = dyn, bool Grows = false,
+          class Element = float>
 class kv_cache {
-    static_assert(!Grows || Capacity == dyn, "ctein::nn::kv_cache: a cache that grows has no static capacity");
+    static_assert(!Grows || Capacity == dyn,
+                  "ctein::nn::kv_cache: a cache that grows has no static capacity");
     static_assert(std::is_same_v<Element, float> || is_half_precision<Element>,
                   "ctein::nn::kv_cache: elements are float, ctein::bfloat16 or ctein::float16");
 
