@@ -149,7 +149,8 @@ PEER_STYLE = {"ctein": ("C0", "ctein"), "formula": ("C1", "ctein formula"), "tor
               "torch1": ("C2", "PyTorch {v} (matmul, softmax, matmul)"), "naive": ("C7", "naive loops"),
               "onnxruntime_mha": ("C4", "ORT MultiHeadAttention"), "onnxruntime_attn": ("C9", "ORT Attention"),
               "onnxruntime_gqa": ("C4", "ORT GroupQueryAttention"), "openvino_f32": ("C8", "OpenVINO f32"),
-              "openvino_bf16": ("C6", "OpenVINO bf16")}
+              "openvino_bf16": ("C6", "OpenVINO bf16"), "ctein_bf16": ("C2", "ctein bf16 q, k, v"),
+              "ctein_f16": ("C5", "ctein f16 q, k, v")}
 ENGINES = ("onnxruntime_mha", "onnxruntime_attn", "onnxruntime_gqa", "openvino_f32", "openvino_bf16")
 
 
@@ -189,6 +190,8 @@ def prefill_series(files):
                         ratios[key][(peer_key(peer), fields["mask"])][t] = ratio
             elif entry == "formula":
                 series[key][("formula", fields["mask"])][t] = run["GFLOPs"]
+            elif entry in ("ctein_bf16", "ctein_f16") and index == 0:
+                series[key][(entry, fields["mask"])][t] = run["GFLOPs"]
             elif entry in ENGINES:  # engine_peers.py's rows, timed in the same make bench
                 series[key][(entry, fields["mask"])][t] = run["GFLOPs"]
     return series, peaks, versions, ratios
@@ -216,7 +219,8 @@ def plot_prefill(files, plots):
         ax.set_xticks(all_ts)
         ax.set_xticklabels([str(t) for t in all_ts])
         ax.set_xlabel("sequence length T")
-        ax.set_ylim(0, peaks[key] * 1.08)
+        top = max([peaks[key]] + [v for points in series[key].values() for v in points.values()])
+        ax.set_ylim(0, top * 1.08)  # bf16 rows may pass the fp32 FMA peak
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("GFLOP/s")
     merged_legend(axes, loc="lower right")
@@ -234,8 +238,7 @@ def plot_decode(files, plots):
             fields, entry = fields_of(name)
             if entry not in ("ctein",) + ENGINES or "bytes_per_second" not in run:
                 continue
-            label = (f"{fields['Hq']}:{fields['Hkv']} heads, D {fields['D']}\n{fields['threads']} thr, "
-                     f"{fields.get('cache', '')}")
+            label = f"{fields['Hq']}:{fields['Hkv']}×{fields['D']}, {fields['threads']} thr, {fields.get('cache', '')}"
             tk = int(fields["Tk"])
             gbps = run["bytes_per_second"] / 1e9
             groups[label][entry][tk] = gbps
@@ -247,7 +250,7 @@ def plot_decode(files, plots):
     if not groups:
         return None
     labels = sorted(groups)
-    fig, ax = plt.subplots(figsize=(11, 4.6))
+    fig, ax = plt.subplots(figsize=(14, 5.6))
     width = 0.8 / max(1, max(len(v) for v in groups.values()))
     positions = []
     for g, label in enumerate(labels):
@@ -258,11 +261,11 @@ def plot_decode(files, plots):
                 color = {"memcpy": "k", "ctein": "C0"}.get(entry, PEER_STYLE.get(entry, ("C3",))[0])
                 name = {"memcpy": "memcpy of the same bytes", "ctein": "ctein"}.get(
                     entry, PEER_STYLE[entry][1] if entry in ENGINES else f"PyTorch {entry[5:]} SDPA")
-                ax.bar(x + (e - 1) * width, points[tk], width, color=color,
+                ax.bar(x + (e - (len(groups[label]) - 1) / 2) * width, points[tk], width, color=color,
                        label=name if (g, k) == (0, 0) else None, alpha=0.85 if entry != "memcpy" else 0.35)
     ticks = sorted(set(positions))
     ax.set_xticks([p for p, _ in ticks])
-    ax.set_xticklabels([t for _, t in ticks], fontsize=7)
+    ax.set_xticklabels([t for _, t in ticks], fontsize=7, rotation=35, ha="right")
     ax.set_ylabel("GB/s of K and V read")
     ax.set_title("Decode: one query over a KV cache, against memcpy of the same bytes (same run)")
     ax.legend(fontsize=8)

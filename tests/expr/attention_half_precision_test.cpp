@@ -52,9 +52,9 @@ void check_element_type() {
     const auto out = ctein::attention(q, k, v, ctein::causal);
     STATIC_REQUIRE(std::is_same_v<typename std::remove_const_t<decltype(out)>::value_type, float>);
     const auto expected = ctein::attention(qf, kf, vf, ctein::causal);
-    if (std::is_same_v<H, ctein::bfloat16> &&
-        ctein::kernels::attention_detail::bf16_dot_products(
-            {.q_type = ctein::kernels::element_type::bf16, .kv_type = ctein::kernels::element_type::bf16}))
+    ctein::kernels::attention_problem bf16_operands;
+    bf16_operands.q_type = bf16_operands.kv_type = ctein::kernels::element_type::bf16;
+    if (std::is_same_v<H, ctein::bfloat16> && ctein::kernels::attention_detail::bf16_dot_products(bf16_operands))
         CHECK(within_rounding(out, expected)); // q·kᵀ by vdpbf16ps
     else
         CHECK(same_bits(out, expected));

@@ -19,6 +19,11 @@ constexpr float bits_float(std::uint32_t u) noexcept {
 }
 } // namespace detail
 
+// The types live in a namespace of their own, brought into ctein by name: a bfloat16 converts to
+// float, and argument-dependent lookup from `x * 1.7f` would otherwise reach ctein's operator
+// templates for expressions, whose declarations clang 14 rejects outright for float operands.
+namespace float_formats {
+
 /// Brain floating point: float's sign and 8-bit exponent with 7 bits of mantissa (the upper half
 /// of a float), the format of AVX512-BF16's dot products.
 struct bfloat16 {
@@ -90,6 +95,11 @@ private:
         return static_cast<std::uint16_t>(sign | (u >> 13));
     }
 };
+
+} // namespace float_formats
+
+using float_formats::bfloat16;
+using float_formats::float16;
 
 static_assert(sizeof(bfloat16) == 2 && sizeof(float16) == 2 && std::is_trivially_copyable_v<bfloat16> &&
               std::is_trivially_copyable_v<float16>);
