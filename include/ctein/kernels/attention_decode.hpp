@@ -123,12 +123,14 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
             blk.dropout = dropout;
             if (dropout) tile_dropout(p, s, first, kb, rule);
             const std::size_t step_rows = std::min(tile_rows, rows - first);
+            // 16-bit rows through the generic head size's steps only: compiled for every head size,
+            // they doubled the kernel's build (the decode is bound by memory, not by its loops)
             switch (rows_type) {
             case element_type::bf16:
-                row_step<D, bfloat16>(step_rows, p, s, first, blk);
+                row_step<0, bfloat16>(step_rows, p, s, first, blk);
                 break;
             case element_type::f16:
-                row_step<D, float16>(step_rows, p, s, first, blk);
+                row_step<0, float16>(step_rows, p, s, first, blk);
                 break;
             default:
                 row_step<D, float>(step_rows, p, s, first, blk);

@@ -110,7 +110,7 @@ struct packed_operands {
         , blocks((p.keys + block_keys - 1) / block_keys)
         , k(p.batch * p.kv_heads * blocks * dp * block_keys)
         , v(values_in_place(p, padded) ? 0 : p.batch * p.kv_heads * p.keys * dp)
-        , pairs(bf16_dot_products(p)) {}
+        , pairs(bf16_dot_products(p) && p.weights == nullptr) {} // the weights path's steps read floats
 
     [[nodiscard]] float* k_block(const attention_problem& p, std::size_t b, std::size_t kh,
                                  std::size_t block) const noexcept {

@@ -381,12 +381,14 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
     const std::ptrdiff_t* const end = s.end + first;
     batch sc[Rows][Cols];
     if constexpr (Packed) {
+        bool paired = false;
 #if defined(__AVX512BF16__) && defined(__AVX512F__)
-        if (b.bf16_pairs)
-            packed_pair_scores<Rows, Cols>(q, dp, b.k, m, p.scale * log2e, sc);
-        else
+        if constexpr (Mode == step_mode::online) { // the weights path packs floats: fewer steps to compile
+            paired = b.bf16_pairs;
+            if (paired) packed_pair_scores<Rows, Cols>(q, dp, b.k, m, p.scale * log2e, sc);
+        }
 #endif
-            packed_scores<Rows, Cols>(q, dp, static_cast<const float*>(b.k), m, sc);
+        if (!paired) packed_scores<Rows, Cols>(q, dp, static_cast<const float*>(b.k), m, sc);
     } else {
         row_scores<D>(q, dp, static_cast<const E*>(b.k), b.k_stride, b.keys, m, Rows, weights);
         unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
