@@ -1,7 +1,7 @@
 // Materialising a head split `b s (h d) -> b h s d` and a head merge `b h s d -> b s (h d)`
 // (h = 12, d = 64, S = 2048, fp32, B = 2, 4, 8: 12.5 to 50 MB, around the size of the L3 cache)
 // with ctein, with xtensor's transpose, and with a naive loop, each against memcpy of the same
-// bytes measured in the same benchmark; and a plain transpose of the same bytes seen as a
+// bytes and a copy with streaming stores, both measured in the same benchmark; and a plain transpose of the same bytes seen as a
 // (B S) x 768 matrix. Bytes counted: read + written (2 x the tensor).
 #include "same_run.hpp"
 
@@ -56,13 +56,43 @@ double memcpy_seconds(const float* from, float* to, std::size_t bytes) {
     });
 }
 
+/// A plain copy whose stores stream past the cache (non-temporal): what a copy of these bytes
+/// can reach on this machine, when the C library's memcpy does not use such stores at this size.
+void stream_copy(const float* from, float* to, std::size_t bytes) {
+    ctein::kernels::copy_run<ctein::kernels::store_kind::streaming>(from, to, bytes / sizeof(float));
+    ctein::kernels::finish_streaming_stores();
+}
+
+double stream_copy_seconds(const float* from, float* to, std::size_t bytes) {
+    return ctein::bench::median_seconds([&] {
+        stream_copy(from, to, bytes);
+        benchmark::ClobberMemory();
+    });
+}
+
+/// Both baselines of a row, measured on its buffers just before it.
+template <class F>
+void run_against_copies(benchmark::State& state, const float* from, float* to, std::size_t bytes, F&& f) {
+    ctein::bench::run_against(state,
+                              {{"memcpy", memcpy_seconds(from, to, bytes)},
+                               {"stream_copy", stream_copy_seconds(from, to, bytes)}},
+                              2 * bytes, f);
+}
+
 template <direction D>
 void bm_memcpy(benchmark::State& state) {
     tensors& t = tensors_for(static_cast<std::size_t>(state.range(0)));
     const float* from = D == direction::split ? t.by_token.data() : t.by_head.data();
     float* to = D == direction::split ? t.by_head.data() : t.by_token.data();
-    ctein::bench::run_against(state, "memcpy", memcpy_seconds(from, to, t.bytes()), 2 * t.bytes(),
-                              [&] { std::memcpy(to, from, t.bytes()); });
+    run_against_copies(state, from, to, t.bytes(), [&] { std::memcpy(to, from, t.bytes()); });
+}
+
+template <direction D>
+void bm_stream_copy(benchmark::State& state) {
+    tensors& t = tensors_for(static_cast<std::size_t>(state.range(0)));
+    const float* from = D == direction::split ? t.by_token.data() : t.by_head.data();
+    float* to = D == direction::split ? t.by_head.data() : t.by_token.data();
+    run_against_copies(state, from, to, t.bytes(), [&] { stream_copy(from, to, t.bytes()); });
 }
 
 template <direction D>
@@ -76,10 +106,11 @@ void bm_ctein(benchmark::State& state) {
             ctein::assign(t.by_token, ctein::rearrange<"b h s d -> b s (h d)">(t.by_head));
         }
     };
-    const double baseline = D == direction::split
-                                ? memcpy_seconds(t.by_token.data(), t.by_head.data(), t.bytes())
-                                : memcpy_seconds(t.by_head.data(), t.by_token.data(), t.bytes());
-    ctein::bench::run_against(state, "memcpy", baseline, 2 * t.bytes(), run);
+    if constexpr (D == direction::split) {
+        run_against_copies(state, t.by_token.data(), t.by_head.data(), t.bytes(), run);
+    } else {
+        run_against_copies(state, t.by_head.data(), t.by_token.data(), t.bytes(), run);
+    }
 }
 
 template <direction D>
@@ -91,9 +122,8 @@ void bm_xtensor(benchmark::State& state) {
     xt::xtensor<float, 4> in(D == direction::split ? by_token : by_head, 1.0f);
     xt::xtensor<float, 4> out(D == direction::split ? by_head : by_token, 0.0f);
     const std::size_t bytes = in.size() * sizeof(float);
-    ctein::bench::run_against(state, "memcpy", memcpy_seconds(in.data(), out.data(), bytes), 2 * bytes, [&] {
-        xt::noalias(out) = xt::transpose(in, {0, 2, 1, 3});
-    });
+    run_against_copies(state, in.data(), out.data(), bytes,
+                       [&] { xt::noalias(out) = xt::transpose(in, {0, 2, 1, 3}); });
 }
 
 template <direction D>
@@ -116,10 +146,11 @@ void bm_naive(benchmark::State& state) {
                         }
                     }
     };
-    const double baseline = D == direction::split
-                                ? memcpy_seconds(t.by_token.data(), t.by_head.data(), t.bytes())
-                                : memcpy_seconds(t.by_head.data(), t.by_token.data(), t.bytes());
-    ctein::bench::run_against(state, "memcpy", baseline, 2 * t.bytes(), run);
+    if constexpr (D == direction::split) {
+        run_against_copies(state, t.by_token.data(), t.by_head.data(), t.bytes(), run);
+    } else {
+        run_against_copies(state, t.by_head.data(), t.by_token.data(), t.bytes(), run);
+    }
 }
 
 /// `b s (h d) -> (h d) (b s)`: a transpose, whose source is contiguous along the output's rows.
@@ -127,11 +158,9 @@ void bm_transpose_ctein(benchmark::State& state) {
     const std::size_t batch = static_cast<std::size_t>(state.range(0));
     tensors& t = tensors_for(batch);
     auto out = ctein::adapt<"", channels, ctein::dyn>(t.by_head.data(), batch * tokens);
-    ctein::bench::run_against(
-        state, "memcpy", memcpy_seconds(t.by_token.data(), t.by_head.data(), t.bytes()), 2 * t.bytes(), [&] {
-            ctein::assign(out,
-                          ctein::rearrange<"b s (h d) -> (h d) (b s)">(t.by_token, ctein::len<"h", heads>));
-        });
+    run_against_copies(state, t.by_token.data(), t.by_head.data(), t.bytes(), [&] {
+        ctein::assign(out, ctein::rearrange<"b s (h d) -> (h d) (b s)">(t.by_token, ctein::len<"h", heads>));
+    });
 }
 
 void bm_transpose_xtensor(benchmark::State& state) {
@@ -139,8 +168,7 @@ void bm_transpose_xtensor(benchmark::State& state) {
     xt::xtensor<float, 2> in(std::array<std::size_t, 2>{batch * tokens, channels}, 1.0f);
     xt::xtensor<float, 2> out(std::array<std::size_t, 2>{channels, batch * tokens}, 0.0f);
     const std::size_t bytes = in.size() * sizeof(float);
-    ctein::bench::run_against(state, "memcpy", memcpy_seconds(in.data(), out.data(), bytes), 2 * bytes,
-                              [&] { xt::noalias(out) = xt::transpose(in); });
+    run_against_copies(state, in.data(), out.data(), bytes, [&] { xt::noalias(out) = xt::transpose(in); });
 }
 
 void batches(benchmark::internal::Benchmark* b) {
@@ -151,10 +179,12 @@ void batches(benchmark::internal::Benchmark* b) {
 } // namespace
 
 BENCHMARK(bm_memcpy<direction::split>)->Name("head_split/memcpy")->Apply(batches);
+BENCHMARK(bm_stream_copy<direction::split>)->Name("head_split/stream_copy")->Apply(batches);
 BENCHMARK(bm_ctein<direction::split>)->Name("head_split/ctein")->Apply(batches);
 BENCHMARK(bm_xtensor<direction::split>)->Name("head_split/xtensor")->Apply(batches);
 BENCHMARK(bm_naive<direction::split>)->Name("head_split/naive")->Apply(batches);
 BENCHMARK(bm_memcpy<direction::merge>)->Name("head_merge/memcpy")->Apply(batches);
+BENCHMARK(bm_stream_copy<direction::merge>)->Name("head_merge/stream_copy")->Apply(batches);
 BENCHMARK(bm_ctein<direction::merge>)->Name("head_merge/ctein")->Apply(batches);
 BENCHMARK(bm_xtensor<direction::merge>)->Name("head_merge/xtensor")->Apply(batches);
 BENCHMARK(bm_naive<direction::merge>)->Name("head_merge/naive")->Apply(batches);

@@ -274,7 +274,7 @@ def plot_decode(files, plots):
 
 
 def plot_rearrange(rows, plots):
-    """Head split and merge GB/s (read + written) against memcpy, by tensor size."""
+    """Head split and merge GB/s (read + written) against memcpy and a streaming copy, by tensor size."""
     series = defaultdict(lambda: defaultdict(dict))
     for name, run in rows.items():  # "head_split/ctein/B:2/repeats:5/real_time"
         parts = name.split("/")
@@ -287,12 +287,12 @@ def plot_rearrange(rows, plots):
     operations = sorted(series)
     fig, axes = plt.subplots(1, len(operations), figsize=(4.2 * len(operations), 4), sharey=True)
     axes = axes if len(operations) > 1 else [axes]
-    colors = {"ctein": "C0", "memcpy": "k", "xtensor": "C2", "naive": "C7"}
+    colors = {"ctein": "C0", "memcpy": "k", "stream_copy": "C1", "xtensor": "C2", "naive": "C7"}
     for ax, operation in zip(axes, operations):
         for entry, points in sorted(series[operation].items()):
             xs = sorted(points)
             ax.plot(xs, [points[x] for x in xs], marker="o", markersize=3, color=colors.get(entry, "C5"),
-                    linestyle=":" if entry == "memcpy" else "-", label=entry)
+                    linestyle=":" if entry in ("memcpy", "stream_copy") else "-", label=entry)
         ax.set_xscale("log", base=2)
         batches = sorted({b for points in series[operation].values() for b in points})
         ax.set_xticks(batches)
@@ -343,11 +343,14 @@ def tables(files, rearrange_rows, compile_times, info):
                            f"{100 * points[t] / peaks[key]:.0f} % | " + " | ".join(ratios) + " |")
     out += ["", "FMA peak in the same run: " + ", ".join(f"{peaks[k]:.1f} GFLOP/s (D {k[0]}, {k[1]} thr)"
                                                         for k in sorted(peaks)), ""]
-    out += ["| rearrange | B | ctein GB/s | ÷ memcpy (same run) |", "|---|---|---|---|"]
+    out += ["| rearrange | B | ctein GB/s | ÷ memcpy (same run) | ÷ streaming copy (same run) |",
+            "|---|---|---|---|---|"]
     for name, run in sorted(rearrange_rows.items()):
         parts = name.split("/")
         if len(parts) > 2 and parts[1] == "ctein" and "vs_memcpy" in run:
-            out.append(f"| {parts[0]} | {parts[2][2:]} | {run['bytes_per_second'] / 1e9:.1f} | {run['vs_memcpy']:.2f} |")
+            stream = f"{run['vs_stream_copy']:.2f}" if "vs_stream_copy" in run else "—"
+            out.append(f"| {parts[0]} | {parts[2][2:]} | {run['bytes_per_second'] / 1e9:.1f} | "
+                       f"{run['vs_memcpy']:.2f} | {stream} |")
     out += ["", "| file | flags | seconds | peak MiB |", "|---|---|---|---|"]
     out += [f"| {e['file']} | `{e['flags']}` | {e['seconds']:.1f} | {e['peak_MiB']:.0f} |" for e in compile_times]
     return "\n".join(out) + "\n"
