@@ -102,19 +102,32 @@ struct packed_operands {
     std::size_t dp = 0;
     std::size_t blocks = 0; ///< key blocks per head
     packed_keys_room k;     ///< [batch][kv head][block][dp][block_keys] (pairs: [dp / 2][block_keys] pairs)
-    call_buffer v;          ///< [batch][kv head][key][dp], or empty: V is read in place
-    bool pairs = false;     ///< keys packed as bfloat16 pairs of features (bf16_dot_products)
+    /// [batch][kv head][key][dp] (pairs: [batch][kv head][block][block_keys / 2][dp] pairs of keys),
+    /// or empty: V is read in place
+    call_buffer v;
+    /// Keys packed as bfloat16 pairs of features, values as pairs of keys (bf16_dot_products).
+    bool pairs = false;
 
     packed_operands(const attention_problem& p, std::size_t padded)
         : dp(padded)
         , blocks((p.keys + block_keys - 1) / block_keys)
         , k(p.batch * p.kv_heads * blocks * dp * block_keys)
-        , v(values_in_place(p, padded) ? 0 : p.batch * p.kv_heads * p.keys * dp)
-        , pairs(bf16_dot_products(p) && p.weights == nullptr) {} // the weights path's steps read floats
+        , pairs(bf16_dot_products(p) && p.weights == nullptr) { // the weights path's steps read floats
+        const std::size_t value_keys = pairs ? blocks * block_keys / 2 : p.keys; // a pair: one float's bytes
+        v = call_buffer(values_in_place(p, padded) ? 0 : p.batch * p.kv_heads * value_keys * dp);
+    }
 
     [[nodiscard]] float* k_block(const attention_problem& p, std::size_t b, std::size_t kh,
                                  std::size_t block) const noexcept {
         return k.data() + ((b * p.kv_heads + kh) * blocks + block) * dp * block_keys;
+    }
+
+    /// The values of key block `block` as the steps read them (packed; not in place).
+    [[nodiscard]] float* v_block(const attention_problem& p, std::size_t b, std::size_t kh,
+                                 std::size_t block) const noexcept {
+        const std::size_t head = b * p.kv_heads + kh;
+        return pairs ? v.data() + (head * blocks + block) * block_keys / 2 * dp
+                     : v.data() + (head * p.keys + block * block_keys) * dp;
     }
 };
 
@@ -163,6 +176,25 @@ inline void pack_key_pairs(const attention_problem& p, const packed_operands& op
             to[i * block_keys + j] = feature(j, 2 * i) | feature(j, 2 * i + 1) << 16;
 }
 
+/// Packs bfloat16 values [first, first + keys) of (b, kh) as pairs of keys: element (i, f) of the
+/// [block_keys / 2][dp] block holds feature f of keys 2i and 2i + 1, as vdpbf16ps reads them;
+/// zeros past the last key and the head size.
+inline void pack_value_pairs(const attention_problem& p, std::size_t b, std::size_t kh, std::size_t first,
+                             std::size_t keys, std::size_t dp, float* block) noexcept {
+    auto* to = reinterpret_cast<std::uint32_t*>(block);
+    const auto* from = static_cast<const std::uint16_t*>(
+        element_at(p.v, p.kv_type, token_offset(p.v_strides, b, kh, first)));
+    const auto feature = [&](std::size_t j, std::size_t d) -> std::uint32_t {
+        return j < keys ? from[static_cast<std::ptrdiff_t>(j) * p.v_strides.token + static_cast<std::ptrdiff_t>(d)]
+                        : 0u;
+    };
+    for (std::size_t i = 0; i < block_keys / 2; ++i) {
+        std::uint32_t* row = to + i * dp;
+        for (std::size_t d = 0; d < p.head_size; ++d) row[d] = feature(2 * i, d) | feature(2 * i + 1, d) << 16;
+        std::fill(row + p.head_size, row + dp, 0u);
+    }
+}
+
 /// Packs key block `block` of (b, kh): keys transposed, zeros past the last key and the head size;
 /// and its values, aligned and zero-padded, unless they are read in place.
 inline void pack_key_block(const attention_problem& p, packed_operands& ops, std::size_t b, std::size_t kh,
@@ -171,7 +203,7 @@ inline void pack_key_block(const attention_problem& p, packed_operands& ops, std
     const std::size_t first = block * block_keys, keys = std::min(block_keys, p.keys - first);
     if (ops.pairs) {
         pack_key_pairs(p, ops, b, kh, first, keys, to);
-        pack_values(p, ops, b, kh, first, keys);
+        pack_value_pairs(p, b, kh, first, keys, ops.dp, ops.v_block(p, b, kh, block));
         return;
     }
     std::ptrdiff_t ks = p.k_strides.token;
@@ -234,7 +266,7 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
         blk.k = ops.k_block(p, b, kh, kb / block_keys);
         blk.bf16_pairs = ops.pairs;
         if (ops.v.data()) {
-            blk.v = ops.v.data() + ((b * p.kv_heads + kh) * p.keys + kb) * ops.dp;
+            blk.v = ops.v_block(p, b, kh, kb / block_keys);
             blk.v_stride = static_cast<std::ptrdiff_t>(ops.dp);
         } else {
             blk.v = static_cast<const float*>(p.v) + token_offset(p.v_strides, b, kh, kb);

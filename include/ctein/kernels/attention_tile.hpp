@@ -60,12 +60,16 @@ struct key_block {
     /// element type (float, or a 16-bit type widened as it is loaded).
     const void* k = nullptr;
     std::ptrdiff_t k_stride = 0; ///< rows layout: elements from one key to the next
-    const void* v = nullptr;     ///< value row of key `first`, elements as k's
+    /// Value row of key `first`, elements as k's; with bf16_pairs, the block's values packed in
+    /// pairs of keys: [block_keys / 2][dp] pairs, element (i, f) holding feature f of keys 2i and
+    /// 2i + 1 (as vdpbf16ps reads them).
+    const void* v = nullptr;
     std::ptrdiff_t v_stride = 0;
     bool limit = false;   ///< some row's key end falls before the tile's last column
     bool bias = false;    ///< the row set's bias tile holds the explicit mask of this block
     bool dropout = false; ///< the row set's keep tile holds the dropout factors of this block
-    /// Packed keys are bfloat16 pairs and the rows' queries bfloat16 (bf16_dot_products).
+    /// Packed keys and values are bfloat16 pairs and the rows' queries bfloat16
+    /// (bf16_dot_products): both products run on vdpbf16ps, the weights rounded to bfloat16.
     bool bf16_pairs = false;
 };
 
@@ -277,16 +281,16 @@ constexpr std::size_t pass_width(std::size_t batches, std::size_t i) noexcept {
     return batches / passes + (i < batches % passes ? 1 : 0);
 }
 
-/// P·V over every pass of the padded head size: unrolled when D is known, dispatched otherwise.
-template <std::size_t D, std::size_t Rows, class E>
-inline void all_weighted_values(float* o, std::size_t dp, const float* p, const E* v, std::ptrdiff_t vs,
-                                std::size_t keys) noexcept {
+/// Calls pass(integral_constant<W>, at) for every pass of the P·V over the padded head size
+/// (W batches of features from feature `at`): unrolled when D is known, dispatched otherwise.
+template <std::size_t D, class Pass>
+[[gnu::always_inline]] inline void for_each_value_pass(std::size_t dp, Pass&& pass) {
     if constexpr (D != 0) {
         constexpr std::size_t batches = D / lanes, passes = (batches + 3) / 4;
         std::size_t at = 0;
         unrolled<passes>([&](auto i) __attribute__((always_inline)) {
             constexpr std::size_t width = pass_width(batches, i);
-            weighted_values<Rows, width>(o + at, D, p, v + at, vs, keys);
+            pass(std::integral_constant<std::size_t, width>{}, at);
             at += width * lanes;
         });
     } else {
@@ -296,22 +300,73 @@ inline void all_weighted_values(float* o, std::size_t dp, const float* p, const 
             const std::size_t width = pass_width(batches, i);
             switch (width) {
             case 1:
-                weighted_values<Rows, 1>(o + at, dp, p, v + at, vs, keys);
+                pass(std::integral_constant<std::size_t, 1>{}, at);
                 break;
             case 2:
-                weighted_values<Rows, 2>(o + at, dp, p, v + at, vs, keys);
+                pass(std::integral_constant<std::size_t, 2>{}, at);
                 break;
             case 3:
-                weighted_values<Rows, 3>(o + at, dp, p, v + at, vs, keys);
+                pass(std::integral_constant<std::size_t, 3>{}, at);
                 break;
             default:
-                weighted_values<Rows, 4>(o + at, dp, p, v + at, vs, keys);
+                pass(std::integral_constant<std::size_t, 4>{}, at);
                 break;
             }
             at += width * lanes;
         }
     }
 }
+
+/// P·V over every pass of the padded head size.
+template <std::size_t D, std::size_t Rows, class E>
+inline void all_weighted_values(float* o, std::size_t dp, const float* p, const E* v, std::ptrdiff_t vs,
+                                std::size_t keys) noexcept {
+    if constexpr (D != 0) dp = D;
+    for_each_value_pass<D>(dp, [&](auto width, std::size_t at) __attribute__((always_inline)) {
+        weighted_values<Rows, width>(o + at, dp, p, v + at, vs, keys);
+    });
+}
+
+#if defined(__AVX512BF16__) && defined(__AVX512F__)
+/// weighted_values on vdpbf16ps: `p` rows of bfloat16 weights ([Rows][2 * block_keys] halves, so
+/// that keys 2i and 2i + 1 are one pair), `v` the block's values in pairs of keys (key_block::v).
+/// Half the instructions of the float loop: each adds the products of two keys.
+template <std::size_t Rows, std::size_t W>
+[[gnu::always_inline]] inline void weighted_value_pairs(float* o, std::size_t dp, const std::uint16_t* p,
+                                                        const std::uint32_t* v, std::size_t keys) noexcept {
+    __m512 acc[Rows][W];
+    unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+        unrolled<W>([&](auto w) __attribute__((always_inline)) { acc[r][w] = _mm512_load_ps(o + r * dp + w * lanes); });
+    });
+    for (std::size_t i = 0; i < (keys + 1) / 2; ++i) {
+        __m512i vv[W];
+        unrolled<W>([&](auto w) __attribute__((always_inline)) { vv[w] = _mm512_load_si512(v + i * dp + w * lanes); });
+        unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+            std::uint32_t pair;
+            std::memcpy(&pair, p + r * 2 * block_keys + 2 * i, sizeof pair);
+            const __m512i pp = _mm512_set1_epi32(static_cast<int>(pair));
+            unrolled<W>([&](auto w) __attribute__((always_inline)) {
+                acc[r][w] = _mm512_dpbf16_ps(acc[r][w], (__m512bh)pp, (__m512bh)vv[w]);
+            });
+        });
+    }
+    unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+        unrolled<W>([&](auto w) __attribute__((always_inline)) { _mm512_store_ps(o + r * dp + w * lanes, acc[r][w]); });
+    });
+}
+
+/// P·V on vdpbf16ps over every pass of the padded head size.
+template <std::size_t D, std::size_t Rows>
+inline void all_weighted_value_pairs(float* o, std::size_t dp, const float* p, const void* v,
+                                     std::size_t keys) noexcept {
+    if constexpr (D != 0) dp = D;
+    const auto* weights = reinterpret_cast<const std::uint16_t*>(p);
+    const auto* pairs = static_cast<const std::uint32_t*>(v);
+    for_each_value_pass<D>(dp, [&](auto width, std::size_t at) __attribute__((always_inline)) {
+        weighted_value_pairs<Rows, width>(o + at, dp, weights, pairs + at, keys);
+    });
+}
+#endif
 
 /// Every lane of the result is the largest lane of `x`: log2(lanes) rounds of a max with the
 /// lanes swapped in pairs, quadruples, ... (xsimd 8.1 has no reduce_max).
@@ -380,8 +435,8 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
     const float* const keep = s.keep;
     const std::ptrdiff_t* const end = s.end + first;
     batch sc[Rows][Cols];
+    bool paired = false; // scores and P·V on vdpbf16ps
     if constexpr (Packed) {
-        bool paired = false;
 #if defined(__AVX512BF16__) && defined(__AVX512F__)
         if constexpr (Mode == step_mode::online) { // the weights path packs floats: fewer steps to compile
             paired = b.bf16_pairs;
@@ -452,14 +507,27 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
                 sc[r][c] *= batch::load_aligned(keep + r * block_keys + c * lanes);
             });
         }
+#if defined(__AVX512BF16__) && defined(__AVX512F__)
+        if (paired) { // rounded to bfloat16, in the first half of the row (weighted_value_pairs)
+            auto* row = reinterpret_cast<std::uint16_t*>(weights + r * block_keys);
+            unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
+                _mm256_store_si256(reinterpret_cast<__m256i*>(row + c * lanes),
+                                   (__m256i)_mm512_cvtneps_pbh(sc[r][c]));
+            });
+            return;
+        }
+#endif
         unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
             sc[r][c].store_aligned(weights + r * block_keys + c * lanes);
         });
     });
     if constexpr (Mode == step_mode::weights)
         write_weights(p, s, first, b.first, std::min(Cols * lanes, p.keys - b.first));
-    all_weighted_values<D, Rows>(s.o + first * dp, dp, weights, static_cast<const E*>(b.v), b.v_stride,
-                                 std::min(b.keys, Cols * lanes));
+    const std::size_t keys = std::min(b.keys, Cols * lanes);
+#if defined(__AVX512BF16__) && defined(__AVX512F__)
+    if (paired) return all_weighted_value_pairs<D, Rows>(s.o + first * dp, dp, weights, b.v, keys);
+#endif
+    all_weighted_values<D, Rows>(s.o + first * dp, dp, weights, static_cast<const E*>(b.v), b.v_stride, keys);
 }
 
 /// A step of a full tile (tile_rows rows) over its first `cols` batches of keys (1 to 4): the
