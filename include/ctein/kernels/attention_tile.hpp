@@ -89,7 +89,7 @@ template <std::size_t W, std::size_t... L>
            __builtin_shufflevector(a, b, (fold_index(W, L) + static_cast<int>(W))...);
 }
 
-/// The bit-reversed order of log2(lanes) bits: the slot of key t in `transposed_sums`.
+/// The bit-reversed order of log2(lanes) bits: the slot of key t in the folds (fold_rounds).
 constexpr std::size_t bit_reversed(std::size_t t) noexcept {
     std::size_t r = 0;
     for (std::size_t bit = 1; bit < lanes; bit <<= 1, t >>= 1) r = (r << 1) | (t & 1);
@@ -97,14 +97,19 @@ constexpr std::size_t bit_reversed(std::size_t t) noexcept {
 }
 } // namespace tile_vectors
 
-/// Lane t of the result is the sum of the lanes of `slots[bit_reversed(t)]`: halving folds
-/// (lanes - 1 of them, two shuffles and an add each) instead of a horizontal sum per batch.
-[[gnu::always_inline]] inline batch transposed_sums(const batch (&slots)[lanes]) noexcept {
+/// Sums of batches, transposed: rounds [First, Last) of halving folds (two shuffles and an add
+/// each) over `slots` batches, instead of a horizontal sum per batch. Over `lanes` slots (rounds
+/// 0 to log2(lanes)), lane t of the result is the sum of the lanes of slot bit_reversed(t). Each
+/// round folds neighbours (2t, 2t + 1) into t, so rounds 0 and 1 of slots 4g..4g + 3 touch no
+/// other slot: a caller may fold groups of 4 as they are made (rounds 0, 1), then the groups.
+template <std::size_t First, std::size_t Last, std::size_t Slots>
+[[gnu::always_inline]] inline batch fold_rounds(const batch (&slots)[Slots]) noexcept {
+    static_assert(Slots == std::size_t{1} << (Last - First) && Last <= std::countr_zero(lanes));
     using tile_vectors::floats;
-    floats v[lanes];
-    for (std::size_t t = 0; t < lanes; ++t) std::memcpy(&v[t], &slots[t], sizeof(floats));
-    unrolled<std::countr_zero(lanes)>([&](auto round) __attribute__((always_inline)) {
-        constexpr std::size_t w = lanes >> (round + 1), n = lanes >> round;
+    floats v[Slots];
+    for (std::size_t t = 0; t < Slots; ++t) std::memcpy(&v[t], &slots[t], sizeof(floats));
+    unrolled<Last - First>([&](auto i) __attribute__((always_inline)) {
+        constexpr std::size_t w = lanes >> (First + i + 1), n = Slots >> i;
         for (std::size_t t = 0; t < n / 2; ++t)
             v[t] = tile_vectors::fold<w>(v[2 * t], v[2 * t + 1], std::make_index_sequence<lanes>{});
     });
@@ -208,14 +213,14 @@ template <class E>
     }
 }
 
-/// Scores minus the rows' references of `rows` rows against keys stored row by row (decode reads
-/// K as it is), written to `out` ([rows][block_keys]): per key a batch of partial dot products,
-/// folded `lanes` keys at a time into one batch of scores. Keys from `keys` on are not read
-/// (their scores are those of the last key read; limits mask them). Bound by memory, so plain
-/// loops: one copy of the code serves every tile size.
-template <std::size_t D, class E>
+/// Scores minus the rows' references of `Rows` rows against keys stored row by row (decode reads
+/// K as it is), written to `out` ([Rows][block_keys]): per key and row a batch of partial dot
+/// products, folded `lanes` keys at a time into one batch of scores. Keys from `keys` on are not
+/// read (their scores are those of the last key read; limits mask them). Each key batch is loaded
+/// (and widened, from 16 bits) once for all the rows: a grouped-query head's rows share their keys.
+template <std::size_t D, std::size_t Rows, class E>
 [[gnu::noinline]] void row_scores(const float* q, std::size_t dp, const E* k, std::ptrdiff_t ks,
-                                  std::size_t keys, const float* m, std::size_t rows, float* out) noexcept {
+                                  std::size_t keys, const float* m, float* out) noexcept {
     if constexpr (D != 0) dp = D;
     for (std::size_t c = 0; c < block_keys / lanes; ++c) {
         const E* key[lanes];
@@ -223,28 +228,32 @@ template <std::size_t D, class E>
             const std::size_t j = std::min(c * lanes + tile_vectors::bit_reversed(t), keys - 1);
             key[t] = k + static_cast<std::ptrdiff_t>(j) * ks;
         }
-        for (std::size_t r = 0; r < rows; ++r) {
-            // Four keys at a time, each read from its start to its end: the keys' lines stream
-            // in order, which the hardware prefetchers follow, and four chains of fused
-            // multiply-adds hide their latency.
-            batch acc[lanes];
-            unrolled<lanes / 4>([&](auto t4) __attribute__((always_inline)) {
-                constexpr std::size_t t = 4 * t4;
-                batch a0(0.0f), a1(0.0f), a2(0.0f), a3(0.0f);
-                for (std::size_t w = 0; w < dp; w += lanes) {
-                    const batch qw = batch::load_aligned(q + r * dp + w);
-                    a0 = xsimd::fma(qw, load_widened(key[t] + w), a0);
-                    a1 = xsimd::fma(qw, load_widened(key[t + 1] + w), a1);
-                    a2 = xsimd::fma(qw, load_widened(key[t + 2] + w), a2);
-                    a3 = xsimd::fma(qw, load_widened(key[t + 3] + w), a3);
-                }
-                acc[t] = a0;
-                acc[t + 1] = a1;
-                acc[t + 2] = a2;
-                acc[t + 3] = a3;
+        // [row][group of 4 keys], folded as far as a group goes; the rest once the 16 keys are done
+        batch partial[Rows][lanes / 4];
+        // Four keys at a time, each read from its start to its end: the keys' lines stream in
+        // order, which the hardware prefetchers follow, and four chains of fused multiply-adds
+        // per row hide their latency.
+        unrolled<lanes / 4>([&](auto t4) __attribute__((always_inline)) {
+            constexpr std::size_t t = 4 * t4;
+            batch acc[Rows][4];
+            unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+                unrolled<4>([&](auto i) __attribute__((always_inline)) { acc[r][i] = batch(0.0f); });
             });
-            (transposed_sums(acc) - batch(m[r])).store_aligned(out + r * block_keys + c * lanes);
-        }
+            for (std::size_t w = 0; w < dp; w += lanes) {
+                batch kw[4];
+                unrolled<4>([&](auto i) __attribute__((always_inline)) { kw[i] = load_widened(key[t + i] + w); });
+                unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+                    const batch qw = batch::load_aligned(q + r * dp + w);
+                    unrolled<4>([&](auto i)
+                                    __attribute__((always_inline)) { acc[r][i] = xsimd::fma(qw, kw[i], acc[r][i]); });
+                });
+            }
+            unrolled<Rows>([&](auto r)
+                               __attribute__((always_inline)) { partial[r][t4] = fold_rounds<0, 2>(acc[r]); });
+        });
+        constexpr std::size_t rounds = std::countr_zero(lanes);
+        for (std::size_t r = 0; r < Rows; ++r)
+            (fold_rounds<2, rounds>(partial[r]) - batch(m[r])).store_aligned(out + r * block_keys + c * lanes);
     }
 }
 
@@ -445,7 +454,7 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
 #endif
         if (!paired) packed_scores<Rows, Cols>(q, dp, static_cast<const float*>(b.k), m, sc);
     } else {
-        row_scores<D>(q, dp, static_cast<const E*>(b.k), b.k_stride, b.keys, m, Rows, weights);
+        row_scores<D, Rows>(q, dp, static_cast<const E*>(b.k), b.k_stride, b.keys, m, weights);
         unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
             unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
                 sc[r][c] = batch::load_aligned(weights + r * block_keys + c * lanes);
