@@ -155,9 +155,12 @@ def prefill_tables(rows, torches):
         engines = engine_names(rows, "prefill")
         header += [f"ctein speed ÷ {pretty(e)}'s" for e in engines]
         halves = half_columns(rows, "prefill")
+        bf16_bound = any(get(rows, "prefill", c, "ctein_bf16", "pct_bf16_peak") for c in group)
         for h in halves:
             header += [f"ctein {HALVES[h]} % peak"] + [f"ctein {HALVES[h]} ÷ {pretty(e)}" for e in engines
                                                        if e.endswith("bf16")]
+            if h == "ctein_bf16" and bf16_bound:
+                header += ["ctein bf16 % of bf16 dot-product peak"]
         body = []
         for c in group:
             f = dict(c)
@@ -180,6 +183,8 @@ def prefill_tables(rows, torches):
             for h in halves:
                 line += [fmt(get(rows, "prefill", c, h, "pct_peak"), 0)] + [
                     fmt(speedup(rows, "prefill", c, e, h)) for e in engines if e.endswith("bf16")]
+                if h == "ctein_bf16" and bf16_bound:
+                    line += [fmt(get(rows, "prefill", c, h, "pct_bf16_peak"), 0)]
             body.append(line)
         samples = sorted({(int(dict(c)["T"]), rows[("prefill", c, "naive")]["label"]) for c in group
                           if "label" in rows.get(("prefill", c, "naive"), {})})

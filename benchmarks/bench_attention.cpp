@@ -366,13 +366,15 @@ void attention_row(benchmark::State& state, entry e, kind k, const attention_sha
     const timed_call own = make_call<D>(e, x, s);
     if (!own.label.empty()) state.SetLabel(own.label);
     own.run();
-    double seconds = 0.0, peak = 0.0;
+    double seconds = 0.0, peak = 0.0, bf16_peak = 0.0;
     for (auto _ : state) {
         if (k == kind::prefill) {
             // libtorch's OpenMP workers spin for a while after each call: a pause first, or the
             // 2-thread peak loop shares a core with them and measures one core's worth
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
             peak = std::max(peak, ctein::bench::fma_peak_gflops(s.threads, 1));
+            if (e == entry::ctein_bf16)
+                bf16_peak = std::max(bf16_peak, ctein::bench::bf16_dot_peak_gflops(s.threads, 1));
         }
         const double t = call_seconds(own);
         state.SetIterationTime(t);
@@ -388,6 +390,10 @@ void attention_row(benchmark::State& state, entry e, kind k, const attention_sha
         state.counters["GFLOPs"] = gflops;
         state.counters["peak_GFLOPs"] = peak;
         state.counters["pct_peak"] = 100.0 * gflops / peak;
+        if (bf16_peak > 0.0) { // the bound of products on vdpbf16ps, where the build has them
+            state.counters["bf16_peak_GFLOPs"] = bf16_peak;
+            state.counters["pct_bf16_peak"] = 100.0 * gflops / bf16_peak;
+        }
     } else { // bytes of K and V per second of the fastest call
         state.counters["bytes_per_second"] = s.kv_bytes() / seconds;
     }

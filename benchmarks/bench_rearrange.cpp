@@ -1,8 +1,8 @@
 // Materialising a head split `b s (h d) -> b h s d` and a head merge `b h s d -> b s (h d)`
 // (h = 12, d = 64, S = 2048, fp32, B = 2, 4, 8: 12.5 to 50 MB, around the size of the L3 cache)
 // with ctein, with xtensor's transpose, and with a naive loop, each against memcpy of the same
-// bytes and a copy with streaming stores, both measured in the same benchmark; and a plain transpose of the same bytes seen as a
-// (B S) x 768 matrix. Bytes counted: read + written (2 x the tensor).
+// bytes and a copy with streaming stores, both measured in the same benchmark; and a plain transpose of the
+// same bytes seen as a (B S) x 768 matrix. Bytes counted: read + written (2 x the tensor).
 #include "same_run.hpp"
 
 #include <ctein/ctein.hpp>
@@ -73,10 +73,10 @@ double stream_copy_seconds(const float* from, float* to, std::size_t bytes) {
 /// Both baselines of a row, measured on its buffers just before it.
 template <class F>
 void run_against_copies(benchmark::State& state, const float* from, float* to, std::size_t bytes, F&& f) {
-    ctein::bench::run_against(state,
-                              {{"memcpy", memcpy_seconds(from, to, bytes)},
-                               {"stream_copy", stream_copy_seconds(from, to, bytes)}},
-                              2 * bytes, f);
+    ctein::bench::run_against(
+        state,
+        {{"memcpy", memcpy_seconds(from, to, bytes)}, {"stream_copy", stream_copy_seconds(from, to, bytes)}},
+        2 * bytes, f);
 }
 
 template <direction D>
@@ -122,8 +122,9 @@ void bm_xtensor(benchmark::State& state) {
     xt::xtensor<float, 4> in(D == direction::split ? by_token : by_head, 1.0f);
     xt::xtensor<float, 4> out(D == direction::split ? by_head : by_token, 0.0f);
     const std::size_t bytes = in.size() * sizeof(float);
-    run_against_copies(state, in.data(), out.data(), bytes,
-                       [&] { xt::noalias(out) = xt::transpose(in, {0, 2, 1, 3}); });
+    run_against_copies(state, in.data(), out.data(), bytes, [&] {
+        xt::noalias(out) = xt::transpose(in, {0, 2, 1, 3});
+    });
 }
 
 template <direction D>

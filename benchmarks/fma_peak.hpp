@@ -6,12 +6,29 @@
 
 #include <xsimd/xsimd.hpp>
 
+#if defined(__AVX512BF16__) && defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #include <array>
 #include <cstddef>
 #include <thread>
 #include <vector>
 
 namespace ctein::bench {
+
+/// GFLOP/s of `threads` threads each running `one_thread` (which does `flops_per_thread`): the
+/// fastest of `runs` runs (see fma_peak_gflops).
+template <class F>
+double peak_gflops(F one_thread, double flops_per_thread, std::size_t threads, int runs) {
+    const auto all_threads = [&] {
+        std::vector<std::thread> others;
+        for (std::size_t t = 1; t < threads; ++t) others.emplace_back(one_thread);
+        one_thread();
+        for (std::thread& t : others) t.join();
+    };
+    return flops_per_thread * static_cast<double>(threads) / fastest_seconds(all_threads, runs) * 1e-9;
+}
 
 /// GFLOP/s of independent fused multiply-adds on `threads` threads (2 flops per lane): 16 chains
 /// per thread hide the FMA latency on two ports (4 cycles x 2 ports = 8 in flight at least). The
@@ -34,15 +51,35 @@ inline double fma_peak_gflops(std::size_t threads = 1, int runs = 7) {
         volatile float sink = xsimd::hadd(sum); // the chains are not dead code
         static_cast<void>(sink);
     };
-    const auto all_threads = [&] {
-        std::vector<std::thread> others;
-        for (std::size_t t = 1; t < threads; ++t) others.emplace_back(one_thread);
-        one_thread();
-        for (std::thread& t : others) t.join();
+    return peak_gflops(one_thread, 2.0 * batch::size * chains * steps, threads, runs);
+}
+
+/// GFLOP/s of independent bfloat16 dot products (vdpbf16ps: 2 products and 2 adds per float
+/// lane) on `threads` threads, as fma_peak_gflops; 0 when the build has no AVX512-BF16. The
+/// bound of the prefill's two products when they run on these instructions.
+inline double bf16_dot_peak_gflops([[maybe_unused]] std::size_t threads = 1, [[maybe_unused]] int runs = 7) {
+#if defined(__AVX512BF16__) && defined(__AVX512F__)
+    constexpr std::size_t chains = 16;
+    constexpr std::size_t steps = 1 << 20;
+    const auto one_thread = [] {
+        __m512 acc[chains];
+        for (std::size_t c = 0; c < chains; ++c) acc[c] = _mm512_set1_ps(static_cast<float>(c));
+        const __m512i a = _mm512_set1_epi32(0x3f803f80),
+                      b = _mm512_set1_epi32(0x33803380); // (1, 1), (6e-8, 6e-8)
+        for (std::size_t s = 0; s < steps; ++s) {
+#pragma GCC unroll 16 // every chain in its own register
+            for (std::size_t c = 0; c < chains; ++c)
+                acc[c] = _mm512_dpbf16_ps(acc[c], (__m512bh)a, (__m512bh)b);
+        }
+        xsimd::batch<float> sum(0.0f);
+        for (const __m512& x : acc) sum += xsimd::batch<float>(x);
+        volatile float sink = xsimd::hadd(sum); // the chains are not dead code
+        static_cast<void>(sink);
     };
-    const double seconds = fastest_seconds(all_threads, runs);
-    const double flops = 2.0 * batch::size * chains * steps * static_cast<double>(threads);
-    return flops / seconds * 1e-9;
+    return peak_gflops(one_thread, 4.0 * 16 * chains * steps, threads, runs);
+#else
+    return 0.0;
+#endif
 }
 
 } // namespace ctein::bench

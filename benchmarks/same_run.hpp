@@ -29,7 +29,8 @@ struct baseline {
 /// the reported median of `vs_...` is what the docs quote.
 
 template <class F>
-void run_against(benchmark::State& state, std::initializer_list<baseline> baselines, std::size_t bytes, F&& f) {
+void run_against(benchmark::State& state, std::initializer_list<baseline> baselines, std::size_t bytes,
+                 F&& f) {
     const auto start = clock::now();
     for (auto _ : state) {
         f();
@@ -42,7 +43,8 @@ void run_against(benchmark::State& state, std::initializer_list<baseline> baseli
 }
 
 template <class F>
-void run_against(benchmark::State& state, const char* name, double baseline_seconds, std::size_t bytes, F&& f) {
+void run_against(benchmark::State& state, const char* name, double baseline_seconds, std::size_t bytes,
+                 F&& f) {
     run_against(state, {baseline{name, baseline_seconds}}, bytes, static_cast<F&&>(f));
 }
 

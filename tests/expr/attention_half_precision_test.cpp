@@ -64,7 +64,8 @@ void check_element_type() {
     const auto expected = ctein::attention(qf, kf, vf, ctein::causal);
     ctein::kernels::attention_problem bf16_operands;
     bf16_operands.q_type = bf16_operands.kv_type = ctein::kernels::element_type::bf16;
-    if (std::is_same_v<H, ctein::bfloat16> && ctein::kernels::attention_detail::bf16_dot_products(bf16_operands))
+    if (std::is_same_v<H, ctein::bfloat16> &&
+        ctein::kernels::attention_detail::bf16_dot_products(bf16_operands))
         CHECK(within_rounding(out, expected, largest(v))); // q·kᵀ and P·V by vdpbf16ps
     else
         CHECK(same_bits(out, expected));

@@ -172,8 +172,8 @@ double worst_error(const call& c, const ctein::testing::naive_attention_result& 
                 for (std::size_t d = 0; d < s.head_size; ++d)
                     top = std::max(top, std::abs(ref.out_at(b, h, i, d)));
                 for (std::size_t d = 0; d < s.head_size; ++d)
-                    note(std::abs(c.out_at(b, h, i, d) - ref.out_at(b, h, i, d)), 1e-4 * top + 1e-6 + rounding,
-                         "out", b, h, i, d);
+                    note(std::abs(c.out_at(b, h, i, d) - ref.out_at(b, h, i, d)),
+                         1e-4 * top + 1e-6 + rounding, "out", b, h, i, d);
                 if (c.p.weights == nullptr) continue;
                 double wtop = 0.0;
                 for (std::size_t j = 0; j < s.keys; ++j)

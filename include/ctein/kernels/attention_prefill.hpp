@@ -185,12 +185,14 @@ inline void pack_value_pairs(const attention_problem& p, std::size_t b, std::siz
     const auto* from = static_cast<const std::uint16_t*>(
         element_at(p.v, p.kv_type, token_offset(p.v_strides, b, kh, first)));
     const auto feature = [&](std::size_t j, std::size_t d) -> std::uint32_t {
-        return j < keys ? from[static_cast<std::ptrdiff_t>(j) * p.v_strides.token + static_cast<std::ptrdiff_t>(d)]
-                        : 0u;
+        return j < keys
+                   ? from[static_cast<std::ptrdiff_t>(j) * p.v_strides.token + static_cast<std::ptrdiff_t>(d)]
+                   : 0u;
     };
     for (std::size_t i = 0; i < block_keys / 2; ++i) {
         std::uint32_t* row = to + i * dp;
-        for (std::size_t d = 0; d < p.head_size; ++d) row[d] = feature(2 * i, d) | feature(2 * i + 1, d) << 16;
+        for (std::size_t d = 0; d < p.head_size; ++d)
+            row[d] = feature(2 * i, d) | feature(2 * i + 1, d) << 16;
         std::fill(row + p.head_size, row + dp, 0u);
     }
 }

@@ -242,19 +242,23 @@ template <std::size_t Rows, class E>
             });
             for (std::size_t w = 0; w < dp; w += lanes) {
                 batch kw[4];
-                unrolled<4>([&](auto i) __attribute__((always_inline)) { kw[i] = load_widened(key[t + i] + w); });
+                unrolled<4>([&](auto i)
+                                __attribute__((always_inline)) { kw[i] = load_widened(key[t + i] + w); });
                 unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
                     const batch qw = batch::load_aligned(q + r * dp + w);
-                    unrolled<4>([&](auto i)
-                                    __attribute__((always_inline)) { acc[r][i] = xsimd::fma(qw, kw[i], acc[r][i]); });
+                    unrolled<4>([&](auto i) __attribute__((always_inline)) {
+                        acc[r][i] = xsimd::fma(qw, kw[i], acc[r][i]);
+                    });
                 });
             }
-            unrolled<Rows>([&](auto r)
-                               __attribute__((always_inline)) { partial[r][t4] = fold_rounds<0, 2>(acc[r]); });
+            unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+                partial[r][t4] = fold_rounds<0, 2>(acc[r]);
+            });
         });
         constexpr std::size_t rounds = std::countr_zero(lanes);
         for (std::size_t r = 0; r < Rows; ++r)
-            (fold_rounds<2, rounds>(partial[r]) - batch(m[r])).store_aligned(out + r * block_keys + c * lanes);
+            (fold_rounds<2, rounds>(partial[r]) - batch(m[r]))
+                .store_aligned(out + r * block_keys + c * lanes);
     }
 }
 
@@ -332,9 +336,10 @@ template <std::size_t D, std::size_t Rows, class E>
 inline void all_weighted_values(float* o, std::size_t dp, const float* p, const E* v, std::ptrdiff_t vs,
                                 std::size_t keys) noexcept {
     if constexpr (D != 0) dp = D;
-    for_each_value_pass<D>(dp, [&](auto width, std::size_t at) __attribute__((always_inline)) {
-        weighted_values<Rows, width>(o + at, dp, p, v + at, vs, keys);
-    });
+    for_each_value_pass<D>(
+        dp, [&](auto width, std::size_t at) __attribute__((always_inline)) {
+            weighted_values<Rows, width>(o + at, dp, p, v + at, vs, keys);
+        });
 }
 
 #if defined(__AVX512BF16__) && defined(__AVX512F__)
@@ -346,11 +351,15 @@ template <std::size_t Rows, std::size_t W>
                                                         const std::uint32_t* v, std::size_t keys) noexcept {
     __m512 acc[Rows][W];
     unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
-        unrolled<W>([&](auto w) __attribute__((always_inline)) { acc[r][w] = _mm512_load_ps(o + r * dp + w * lanes); });
+        unrolled<W>([&](auto w) __attribute__((always_inline)) {
+            acc[r][w] = _mm512_load_ps(o + r * dp + w * lanes);
+        });
     });
     for (std::size_t i = 0; i < (keys + 1) / 2; ++i) {
         __m512i vv[W];
-        unrolled<W>([&](auto w) __attribute__((always_inline)) { vv[w] = _mm512_load_si512(v + i * dp + w * lanes); });
+        unrolled<W>([&](auto w) __attribute__((always_inline)) {
+            vv[w] = _mm512_load_si512(v + i * dp + w * lanes);
+        });
         unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
             std::uint32_t pair;
             std::memcpy(&pair, p + r * 2 * block_keys + 2 * i, sizeof pair);
@@ -361,7 +370,9 @@ template <std::size_t Rows, std::size_t W>
         });
     }
     unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
-        unrolled<W>([&](auto w) __attribute__((always_inline)) { _mm512_store_ps(o + r * dp + w * lanes, acc[r][w]); });
+        unrolled<W>([&](auto w) __attribute__((always_inline)) {
+            _mm512_store_ps(o + r * dp + w * lanes, acc[r][w]);
+        });
     });
 }
 
@@ -372,9 +383,10 @@ inline void all_weighted_value_pairs(float* o, std::size_t dp, const float* p, c
     if constexpr (D != 0) dp = D;
     const auto* weights = reinterpret_cast<const std::uint16_t*>(p);
     const auto* pairs = static_cast<const std::uint32_t*>(v);
-    for_each_value_pass<D>(dp, [&](auto width, std::size_t at) __attribute__((always_inline)) {
-        weighted_value_pairs<Rows, width>(o + at, dp, weights, pairs + at, keys);
-    });
+    for_each_value_pass<D>(
+        dp, [&](auto width, std::size_t at) __attribute__((always_inline)) {
+            weighted_value_pairs<Rows, width>(o + at, dp, weights, pairs + at, keys);
+        });
 }
 #endif
 
