@@ -144,10 +144,11 @@ inline const void* query_row(const attention_problem& p, const row_set& s, std::
         token_offset(p.q_strides, s.batch_index, s.head[r], static_cast<std::size_t>(s.query[r])));
 }
 
-/// Whether the prefill multiplies bfloat16 queries and keys with AVX512-BF16's dot products
-/// (vdpbf16ps: pairs of products, exact, summed in float): built for a CPU that has them, and
-/// both operands in bfloat16. Its queries are kept as they are (bfloat16 pairs, unscaled) and its
-/// keys packed in pairs of features; the scale is applied to the scores.
+/// Whether the prefill runs its products on AVX512-BF16's dot products (vdpbf16ps: pairs of
+/// products, exact, summed in float): built for a CPU that has them, and q, k and v in bfloat16.
+/// Its queries are kept as they are (bfloat16 pairs, unscaled), its keys packed in pairs of
+/// features and its values in pairs of keys; the scale is applied to the scores, and the
+/// weights are rounded to bfloat16 for P·V.
 inline bool bf16_dot_products(const attention_problem& p) noexcept {
 #if defined(__AVX512BF16__) && defined(__AVX512F__)
     return p.q_type == element_type::bf16 && p.kv_type == element_type::bf16;
