@@ -1,8 +1,9 @@
 // Materialising a head split `b s (h d) -> b h s d` and a head merge `b h s d -> b s (h d)`
 // (h = 12, d = 64, S = 2048, fp32, B = 2, 4, 8: 12.5 to 50 MB, around the size of the L3 cache)
 // with ctein, with xtensor's transpose, and with a naive loop, each against memcpy of the same
-// bytes and a copy with streaming stores, both measured in the same benchmark; and a plain transpose of the
-// same bytes seen as a (B S) x 768 matrix. Bytes counted: read + written (2 x the tensor).
+// bytes and a copy with streaming stores, both measured in the same benchmark; and a plain
+// transpose of the same bytes seen as a (B S) x 768 matrix. Bytes counted: read + written (2 x the
+// tensor).
 #include "same_run.hpp"
 
 #include <ctein/ctein.hpp>
@@ -18,6 +19,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <utility>
 
 namespace {
 
@@ -56,6 +58,11 @@ double memcpy_seconds(const float* from, float* to, std::size_t bytes) {
     });
 }
 
+/// glibc's memcpy, as a copy function of the rows.
+void plain_memcpy(const float* from, float* to, std::size_t bytes) {
+    std::memcpy(to, from, bytes);
+}
+
 /// A plain copy whose stores stream past the cache (non-temporal): what a copy of these bytes
 /// can reach on this machine, when the C library's memcpy does not use such stores at this size.
 void stream_copy(const float* from, float* to, std::size_t bytes) {
@@ -79,20 +86,22 @@ void run_against_copies(benchmark::State& state, const float* from, float* to, s
         2 * bytes, f);
 }
 
+/// The source and the output of a direction: a split reads by token and writes by head.
 template <direction D>
-void bm_memcpy(benchmark::State& state) {
-    tensors& t = tensors_for(static_cast<std::size_t>(state.range(0)));
-    const float* from = D == direction::split ? t.by_token.data() : t.by_head.data();
-    float* to = D == direction::split ? t.by_head.data() : t.by_token.data();
-    run_against_copies(state, from, to, t.bytes(), [&] { std::memcpy(to, from, t.bytes()); });
+std::pair<const float*, float*> ends_of(tensors& t) {
+    if constexpr (D == direction::split)
+        return {t.by_token.data(), t.by_head.data()};
+    else
+        return {t.by_head.data(), t.by_token.data()};
 }
 
-template <direction D>
-void bm_stream_copy(benchmark::State& state) {
+/// A baseline's own row (memcpy or stream_copy), against both baselines: the noise of the comparison.
+template <direction D, void (*Copy)(const float*, float*, std::size_t)>
+void bm_copy(benchmark::State& state) {
     tensors& t = tensors_for(static_cast<std::size_t>(state.range(0)));
-    const float* from = D == direction::split ? t.by_token.data() : t.by_head.data();
-    float* to = D == direction::split ? t.by_head.data() : t.by_token.data();
-    run_against_copies(state, from, to, t.bytes(), [&] { stream_copy(from, to, t.bytes()); });
+    const auto ends = ends_of<D>(t);
+    run_against_copies(state, ends.first, ends.second, t.bytes(),
+                       [&] { Copy(ends.first, ends.second, t.bytes()); });
 }
 
 template <direction D>
@@ -106,11 +115,8 @@ void bm_ctein(benchmark::State& state) {
             ctein::assign(t.by_token, ctein::rearrange<"b h s d -> b s (h d)">(t.by_head));
         }
     };
-    if constexpr (D == direction::split) {
-        run_against_copies(state, t.by_token.data(), t.by_head.data(), t.bytes(), run);
-    } else {
-        run_against_copies(state, t.by_head.data(), t.by_token.data(), t.bytes(), run);
-    }
+    const auto [from, to] = ends_of<D>(t);
+    run_against_copies(state, from, to, t.bytes(), run);
 }
 
 template <direction D>
@@ -132,8 +138,7 @@ void bm_naive(benchmark::State& state) {
     const std::size_t batch = static_cast<std::size_t>(state.range(0));
     tensors& t = tensors_for(batch);
     const auto run = [&, batch] {
-        const float* from = D == direction::split ? t.by_token.data() : t.by_head.data();
-        float* to = D == direction::split ? t.by_head.data() : t.by_token.data();
+        const auto [from, to] = ends_of<D>(t);
         for (std::size_t b = 0; b < batch; ++b)
             for (std::size_t h = 0; h < heads; ++h)
                 for (std::size_t s = 0; s < tokens; ++s)
@@ -147,11 +152,8 @@ void bm_naive(benchmark::State& state) {
                         }
                     }
     };
-    if constexpr (D == direction::split) {
-        run_against_copies(state, t.by_token.data(), t.by_head.data(), t.bytes(), run);
-    } else {
-        run_against_copies(state, t.by_head.data(), t.by_token.data(), t.bytes(), run);
-    }
+    const auto [from, to] = ends_of<D>(t);
+    run_against_copies(state, from, to, t.bytes(), run);
 }
 
 /// `b s (h d) -> (h d) (b s)`: a transpose, whose source is contiguous along the output's rows.
@@ -179,13 +181,13 @@ void batches(benchmark::internal::Benchmark* b) {
 
 } // namespace
 
-BENCHMARK(bm_memcpy<direction::split>)->Name("head_split/memcpy")->Apply(batches);
-BENCHMARK(bm_stream_copy<direction::split>)->Name("head_split/stream_copy")->Apply(batches);
+BENCHMARK(bm_copy<direction::split, plain_memcpy>)->Name("head_split/memcpy")->Apply(batches);
+BENCHMARK(bm_copy<direction::split, stream_copy>)->Name("head_split/stream_copy")->Apply(batches);
 BENCHMARK(bm_ctein<direction::split>)->Name("head_split/ctein")->Apply(batches);
 BENCHMARK(bm_xtensor<direction::split>)->Name("head_split/xtensor")->Apply(batches);
 BENCHMARK(bm_naive<direction::split>)->Name("head_split/naive")->Apply(batches);
-BENCHMARK(bm_memcpy<direction::merge>)->Name("head_merge/memcpy")->Apply(batches);
-BENCHMARK(bm_stream_copy<direction::merge>)->Name("head_merge/stream_copy")->Apply(batches);
+BENCHMARK(bm_copy<direction::merge, plain_memcpy>)->Name("head_merge/memcpy")->Apply(batches);
+BENCHMARK(bm_copy<direction::merge, stream_copy>)->Name("head_merge/stream_copy")->Apply(batches);
 BENCHMARK(bm_ctein<direction::merge>)->Name("head_merge/ctein")->Apply(batches);
 BENCHMARK(bm_xtensor<direction::merge>)->Name("head_merge/xtensor")->Apply(batches);
 BENCHMARK(bm_naive<direction::merge>)->Name("head_merge/naive")->Apply(batches);

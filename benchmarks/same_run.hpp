@@ -27,7 +27,6 @@ struct baseline {
 /// `bytes` per call as bytes/second and, per baseline, `vs_<name>` = this row's bandwidth / the
 /// baseline's. The loop mean and the baseline median differ as statistics; over 5 repetitions,
 /// the reported median of `vs_...` is what the docs quote.
-
 template <class F>
 void run_against(benchmark::State& state, std::initializer_list<baseline> baselines, std::size_t bytes,
                  F&& f) {
