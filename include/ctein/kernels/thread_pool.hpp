@@ -82,9 +82,12 @@ public:
         for (std::thread& t : workers_) t.join();
     }
 
-    /// The threads the machine runs at once (at least 1): the most one job uses.
+    /// The threads the machine runs at once (at least 1): the most one job uses. Asked of the
+    /// system once: glibc reads /sys/devices/system/cpu/online at every asking, an open, a read
+    /// and a close that cost a small decode step several microseconds per call (measured).
     static std::size_t hardware_threads() noexcept {
-        return std::max<std::size_t>(1, std::thread::hardware_concurrency());
+        static const std::size_t count = std::max<std::size_t>(1, std::thread::hardware_concurrency());
+        return count;
     }
     /// The worker threads started so far (they persist between jobs).
     std::size_t worker_count() {
@@ -161,7 +164,7 @@ private:
 };
 
 inline std::atomic<std::size_t>& thread_count_setting() {
-    static std::atomic<std::size_t> count{std::max(1u, std::thread::hardware_concurrency())};
+    static std::atomic<std::size_t> count{thread_pool::hardware_threads()};
     return count;
 }
 
