@@ -68,7 +68,8 @@ void fill(T& t, std::uint64_t seed) {
 }
 
 /// q, and `shape.copies` pairs of k and v, of one shape; every implementation reads these same
-/// buffers, the calls of a row rotating through the copies.
+/// buffers, the calls of a row rotating through the copies (one turn for all of them: see
+/// rotating).
 template <std::size_t D>
 struct operands {
     explicit operands(const attention_shape& s)
@@ -85,6 +86,7 @@ struct operands {
     attention_shape shape;
     heads_t<D> q;
     std::vector<heads_t<D>> k, v;
+    std::size_t turn = 0; ///< the copy the next call reads, whichever implementation makes it
 
     /// q, k and v rounded to a 16-bit type H, made at the first row that reads them.
     template <class H>
@@ -115,10 +117,13 @@ private:
     }
 };
 
-/// Calls f(copy) with the next copy of K and V at each call.
+/// Calls f(copy) with the next copy of K and V at each call. Every call of a row's shape, its own
+/// and its peers', takes the next turn of the shared `turn`: with a turn each, a peer called right
+/// after the row read the copy the row had just brought into the caches (a cold row's memcpy and
+/// PyTorch were partly warm).
 template <class F>
-std::function<void()> rotating(std::size_t copies, F f) {
-    return [f = std::move(f), copies, turn = std::size_t{0}]() mutable { f(turn++ % copies); };
+std::function<void()> rotating(std::size_t& turn, std::size_t copies, F f) {
+    return [f = std::move(f), copies, &turn]() { f(turn++ % copies); };
 }
 
 /// The operands of the last shape asked for (rows of one shape run one after another), so that
@@ -222,9 +227,9 @@ void keep(const T& result) {
 
 /// ctein::attention over the copies of `y` (tensors with q, k and v) and the queries `q`.
 template <class Q, class KV>
-timed_call ctein_call(const Q& q, const KV& y, const attention_shape& s) {
-    const auto call = [&q, &y, s](const auto&... masks) {
-        return rotating(s.copies, [&q, &y, n = s.threads, masks...](std::size_t c) {
+timed_call ctein_call(const Q& q, const KV& y, std::size_t& turn, const attention_shape& s) {
+    const auto call = [&q, &y, &turn, s](const auto&... masks) {
+        return rotating(turn, s.copies, [&q, &y, n = s.threads, masks...](std::size_t c) {
             keep(ctein::attention(q, y.k[c], y.v[c], masks..., ctein::threads(n)));
         });
     };
@@ -237,8 +242,8 @@ timed_call ctein_call(const Q& q, const KV& y, const attention_shape& s) {
 template <class H, std::size_t D>
 timed_call ctein_half_call(operands<D>& x, const attention_shape& s) {
     const auto& y = x.template as<H>();
-    if (s.queries > 4) return ctein_call(y.q, y, s);
-    return ctein_call(x.q, y, s);
+    if (s.queries > 4) return ctein_call(y.q, y, x.turn, s);
+    return ctein_call(x.q, y, x.turn, s);
 }
 
 template <std::size_t D>
@@ -246,7 +251,7 @@ timed_call make_call(entry e, operands<D>& x, const attention_shape& s) {
     switch (e) {
 #ifdef CTEIN_BENCH_HAS_ATTENTION
     case entry::ctein:
-        return ctein_call(x.q, x, s);
+        return ctein_call(x.q, x, x.turn, s);
     case entry::ctein_bf16:
         return ctein_half_call<ctein::bfloat16>(x, s);
     case entry::ctein_f16:
@@ -272,7 +277,7 @@ timed_call make_call(entry e, operands<D>& x, const attention_shape& s) {
         for (std::size_t c = 0; c < s.copies; ++c)
             torch.push_back(
                 std::make_shared<ctein::bench::torch_attention>(s, x.q.data(), x.k[c].data(), x.v[c].data()));
-        return {rotating(s.copies, [torch](std::size_t c) { keep((*torch[c])().data_ptr()); })};
+        return {rotating(x.turn, s.copies, [torch](std::size_t c) { keep((*torch[c])().data_ptr()); })};
     }
 #endif
     case entry::naive: {
@@ -293,9 +298,9 @@ timed_call make_call(entry e, operands<D>& x, const attention_shape& s) {
         };
         if (s.kv_element_bytes == 2) {
             const auto& y = x.template as<ctein::bfloat16>();
-            return {rotating(s.copies, [copy, &y](std::size_t c) { copy(y.k[c], y.v[c]); })};
+            return {rotating(x.turn, s.copies, [copy, &y](std::size_t c) { copy(y.k[c], y.v[c]); })};
         }
-        return {rotating(s.copies, [copy, &x](std::size_t c) { copy(x.k[c], x.v[c]); })};
+        return {rotating(x.turn, s.copies, [copy, &x](std::size_t c) { copy(x.k[c], x.v[c]); })};
     }
     default:
         return {};
@@ -329,6 +334,15 @@ std::vector<entry> peers_of(entry e, kind k, const attention_shape& s) {
     }
     if (e == entry::formula) peers.push_back(entry::ctein);
     return peers;
+}
+
+/// Whether a row pauses before each of its calls: libtorch's OpenMP workers spin for a while after
+/// each call, and a 2-thread call made meanwhile shares a core with them. Prefill rows pause for
+/// their FMA peak loop; a decode row when PyTorch runs between its calls (a cold row's peers).
+bool pauses_after_torch(entry e, kind k, const attention_shape& s) {
+    const std::vector<entry> peers = peers_of(e, k, s);
+    return k == kind::prefill || (s.threads > 1 && s.copies > 1 &&
+                                  std::find(peers.begin(), peers.end(), entry::torch) != peers.end());
 }
 
 /// Seconds a fused kernel should take at 80 GFLOP/s per thread (half the FMA peak): what
@@ -367,11 +381,11 @@ void attention_row(benchmark::State& state, entry e, kind k, const attention_sha
     if (!own.label.empty()) state.SetLabel(own.label);
     own.run();
     double seconds = 0.0, peak = 0.0, bf16_peak = 0.0;
+    const bool pause = pauses_after_torch(e, k, s);
     for (auto _ : state) {
+        // a pause first, or the 2-thread peak loop (or call) shares a core with libtorch's workers
+        if (pause) std::this_thread::sleep_for(std::chrono::milliseconds(20));
         if (k == kind::prefill) {
-            // libtorch's OpenMP workers spin for a while after each call: a pause first, or the
-            // 2-thread peak loop shares a core with them and measures one core's worth
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
             peak = std::max(peak, ctein::bench::fma_peak_gflops(s.threads, 1));
             if (e == entry::ctein_bf16)
                 bf16_peak = std::max(bf16_peak, ctein::bench::bf16_dot_peak_gflops(s.threads, 1));
@@ -501,8 +515,11 @@ std::size_t last_level_cache_bytes() {
     return l3 > 0 ? static_cast<std::size_t>(l3) : std::size_t{32} << 20;
 }
 
-/// Copies of K and V a cold row rotates through: three times the last-level cache in all.
-std::size_t cold_copies(const attention_shape& s) {
+/// Copies of K and V a cold row rotates through: three times the last-level cache in all, counted
+/// in 16-bit elements, so that the copies of a 16-bit row's cache fill it three times too (the
+/// float ones six times); counted in floats, the 16-bit copies were partly found in the cache.
+std::size_t cold_copies(attention_shape s) {
+    s.kv_element_bytes = 2;
     const auto bytes = static_cast<std::size_t>(s.kv_bytes());
     return std::max<std::size_t>(2, (3 * last_level_cache_bytes() + bytes - 1) / bytes);
 }
@@ -538,9 +555,15 @@ void register_decode() {
                             "/D:" + std::to_string(h.size) + "/Tk:" + std::to_string(keys) +
                             "/threads:" + std::to_string(threads) + (cold ? "/cache:cold/" : "/cache:warm/") +
                             name_of(e);
-                        add(name, [e, row](benchmark::State& st) {
+                        auto* b = add(name, [e, row](benchmark::State& st) {
                             dispatch(row.head_size, st, e, kind::decode, row);
-                        })->MinTime(0.25);
+                        });
+                        // a row that pauses 20 ms per call: a fixed count of calls, not 0.25 s of them
+                        if (pauses_after_torch(e, kind::decode, row))
+                            b->Iterations(
+                                static_cast<std::int64_t>(std::clamp<std::size_t>(2 * row.copies, 20, 70)));
+                        else
+                            b->MinTime(0.25);
                     }
                 }
 }
