@@ -241,39 +241,34 @@ template <class E>
 template <std::size_t Rows, class E>
 [[gnu::noinline]] void row_scores(const float* q, std::size_t dp, const E* k, std::ptrdiff_t ks,
                                   std::size_t keys, const float* m, float* out) noexcept {
+    constexpr std::size_t rounds = std::countr_zero(lanes);
     for (std::size_t c = 0; c < block_keys / lanes; ++c) {
-        const E* key[lanes];
+        // per row, a batch of partial products per key, folded once the `lanes` keys are done
+        batch partial[Rows][lanes];
+        // Key by key in a loop that stays a loop, each key read from its start to its end: the
+        // lines arrive in address order, and each load instruction steps one key at a time, which
+        // the hardware prefetchers follow. Unrolled over the keys (each load run once per 16 keys,
+        // 4 KiB apart) and reading keys side by side, a cold cache was read at half the bandwidth
+        // (measured). Keys are independent: out-of-order execution overlaps their chains.
+#if defined(__clang__)
+#pragma clang loop unroll(disable)
+#else
+#pragma GCC unroll 1
+#endif
         for (std::size_t t = 0; t < lanes; ++t) {
-            const std::size_t j = std::min(c * lanes + t, keys - 1);
-            key[t] = k + static_cast<std::ptrdiff_t>(j) * ks;
+            const E* const key = k + static_cast<std::ptrdiff_t>(std::min(c * lanes + t, keys - 1)) * ks;
+            batch acc[Rows];
+            unrolled<Rows>([&](auto r) __attribute__((always_inline)) { acc[r] = batch(0.0f); });
+            for (std::size_t w = 0; w < dp; w += lanes) {
+                const batch kw = load_widened(key + w);
+                unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+                    acc[r] = xsimd::fma(batch::load_aligned(q + r * dp + w), kw, acc[r]);
+                });
+            }
+            unrolled<Rows>([&](auto r) __attribute__((always_inline)) { partial[r][t] = acc[r]; });
         }
-        // [row][group of 4 keys], folded as far as a group goes; the rest once the 16 keys are done
-        batch partial[Rows][lanes / 4];
-        // Four keys at a time, one after the other, each read from its start to its end: the
-        // lines arrive in address order, which the hardware prefetchers follow (reading the four
-        // side by side, a line of each in turn, lost them at d = 128: 12.7 against 20.0 GiB/s from
-        // memory, measured); the four keys' chains of fused multiply-adds are independent, and
-        // out-of-order execution overlaps them.
-        unrolled<lanes / 4>([&](auto t4) __attribute__((always_inline)) {
-            constexpr std::size_t t = 4 * t4;
-            batch acc[Rows][4];
-            unrolled<4>([&](auto i) __attribute__((always_inline)) {
-                unrolled<Rows>([&](auto r) __attribute__((always_inline)) { acc[r][i] = batch(0.0f); });
-                const E* const key_i = key[t + i];
-                for (std::size_t w = 0; w < dp; w += lanes) {
-                    const batch kw = load_widened(key_i + w);
-                    unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
-                        acc[r][i] = xsimd::fma(batch::load_aligned(q + r * dp + w), kw, acc[r][i]);
-                    });
-                }
-            });
-            unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
-                partial[r][t4] = fold_rounds<0, 2>(acc[r]);
-            });
-        });
-        constexpr std::size_t rounds = std::countr_zero(lanes);
         for (std::size_t r = 0; r < Rows; ++r)
-            (in_slot_order(fold_rounds<2, rounds>(partial[r])) - batch(m[r]))
+            (in_slot_order(fold_rounds<0, rounds>(partial[r])) - batch(m[r]))
                 .store_aligned(out + r * block_keys + c * lanes);
     }
 }
