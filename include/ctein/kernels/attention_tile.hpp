@@ -89,45 +89,35 @@ template <std::size_t W, std::size_t... L>
            __builtin_shufflevector(a, b, (fold_index(W, L) + static_cast<int>(W))...);
 }
 
-/// The bit-reversed order of log2(lanes) bits: the lane that slot t ends in after the folds
-/// (fold_rounds), and the slot that lane t holds (the order is its own inverse).
+/// The bit-reversed order of log2(lanes) bits: the lane that slot t ends in after the folds of
+/// transposed_sums, and the slot that lane t holds there (the order is its own inverse).
 constexpr std::size_t bit_reversed(std::size_t t) noexcept {
     std::size_t r = 0;
     for (std::size_t bit = 1; bit < lanes; bit <<= 1, t >>= 1) r = (r << 1) | (t & 1);
     return r;
 }
 
+/// Lane t of `folded` moved to lane bit_reversed(t).
 template <std::size_t... L>
-[[gnu::always_inline]] inline floats in_slot_order(floats folded, std::index_sequence<L...>) noexcept {
+[[gnu::always_inline]] inline floats bit_reversed_lanes(floats folded, std::index_sequence<L...>) noexcept {
     return __builtin_shufflevector(folded, folded, static_cast<int>(bit_reversed(L))...);
 }
 } // namespace tile_vectors
 
-/// The result of folds over all `lanes` slots (fold_rounds) with lane t holding slot t.
-[[gnu::always_inline]] inline batch in_slot_order(batch folded) noexcept {
-    tile_vectors::floats v;
-    std::memcpy(&v, &folded, sizeof v);
-    v = tile_vectors::in_slot_order(v, std::make_index_sequence<lanes>{});
-    std::memcpy(&folded, &v, sizeof v);
-    return folded;
-}
-
-/// Sums of batches, transposed: rounds [First, Last) of halving folds (two shuffles and an add
-/// each) over `slots` batches, instead of a horizontal sum per batch. Over `lanes` slots (rounds
-/// 0 to log2(lanes)), lane t of the result is the sum of the lanes of slot bit_reversed(t). Each
-/// round folds neighbours (2t, 2t + 1) into t, so rounds 0 and 1 of slots 4g..4g + 3 touch no
-/// other slot: a caller may fold groups of 4 as they are made (rounds 0, 1), then the groups.
-template <std::size_t First, std::size_t Last, std::size_t Slots>
-[[gnu::always_inline]] inline batch fold_rounds(const batch (&slots)[Slots]) noexcept {
-    static_assert(Slots == std::size_t{1} << (Last - First) && Last <= std::countr_zero(lanes));
+/// Sums of `lanes` batches, transposed: lane t of the result is the sum of the lanes of slots[t].
+/// log2(lanes) rounds of halving folds (two shuffles and an add each, neighbours 2t and 2t + 1
+/// into t) instead of a horizontal sum per batch; they leave slot t's sum in lane bit_reversed(t),
+/// and one shuffle puts it back.
+[[gnu::always_inline]] inline batch transposed_sums(const batch (&slots)[lanes]) noexcept {
     using tile_vectors::floats;
-    floats v[Slots];
-    for (std::size_t t = 0; t < Slots; ++t) std::memcpy(&v[t], &slots[t], sizeof(floats));
-    unrolled<Last - First>([&](auto i) __attribute__((always_inline)) {
-        constexpr std::size_t w = lanes >> (First + i + 1), n = Slots >> i;
+    floats v[lanes];
+    for (std::size_t t = 0; t < lanes; ++t) std::memcpy(&v[t], &slots[t], sizeof(floats));
+    unrolled<std::countr_zero(lanes)>([&](auto i) __attribute__((always_inline)) {
+        constexpr std::size_t w = lanes >> (i + 1), n = lanes >> i;
         for (std::size_t t = 0; t < n / 2; ++t)
             v[t] = tile_vectors::fold<w>(v[2 * t], v[2 * t + 1], std::make_index_sequence<lanes>{});
     });
+    v[0] = tile_vectors::bit_reversed_lanes(v[0], std::make_index_sequence<lanes>{});
     batch out;
     std::memcpy(&out, &v[0], sizeof(floats));
     return out;
@@ -230,8 +220,8 @@ template <class E>
 
 /// Scores minus the rows' references of `Rows` rows against keys stored row by row (decode reads
 /// K as it is), written to `out` ([Rows][block_keys]): per key and row a batch of partial dot
-/// products, folded `lanes` keys at a time into one batch of scores, put back in key order by one
-/// shuffle. Keys are read in their order: in the folds' own order (0, 8, 4, 12, ...) the hardware
+/// products, summed `lanes` keys at a time into one batch of scores (transposed_sums). Keys are
+/// read in their order: in the order of the folds' lanes (0, 8, 4, 12, ...) the hardware
 /// prefetchers lost the stream, and a cold cache was read at half the bandwidth (measured: 10.8
 /// against 19.2 GiB/s, one Zen 4 core). Keys from `keys` on are not read (their scores are those
 /// of the last key read; limits mask them). Each key batch is loaded (and widened, from 16 bits)
@@ -241,15 +231,13 @@ template <class E>
 template <std::size_t Rows, class E>
 [[gnu::noinline]] void row_scores(const float* q, std::size_t dp, const E* k, std::ptrdiff_t ks,
                                   std::size_t keys, const float* m, float* out) noexcept {
-    constexpr std::size_t rounds = std::countr_zero(lanes);
     for (std::size_t c = 0; c < block_keys / lanes; ++c) {
-        // per row, a batch of partial products per key, folded once the `lanes` keys are done
+        // per row, a batch of partial products per key, summed once the `lanes` keys are done
         batch partial[Rows][lanes];
-        // Key by key in a loop that stays a loop, each key read from its start to its end: the
-        // lines arrive in address order, and each load instruction steps one key at a time, which
-        // the hardware prefetchers follow. Unrolled over the keys (each load run once per 16 keys,
-        // 4 KiB apart) and reading keys side by side, a cold cache was read at half the bandwidth
-        // (measured). Keys are independent: out-of-order execution overlaps their chains.
+        // Key by key, each from its start to its end, in a loop that stays a loop: each load
+        // instruction then steps one key at a time, which the stride prefetcher follows (unrolled,
+        // each ran once per 16 keys, 4 KiB apart, and the K pass took twice the V pass's time).
+        // Keys are independent: out-of-order execution overlaps their chains.
 #if defined(__clang__)
 #pragma clang loop unroll(disable)
 #else
@@ -268,8 +256,7 @@ template <std::size_t Rows, class E>
             unrolled<Rows>([&](auto r) __attribute__((always_inline)) { partial[r][t] = acc[r]; });
         }
         for (std::size_t r = 0; r < Rows; ++r)
-            (in_slot_order(fold_rounds<0, rounds>(partial[r])) - batch(m[r]))
-                .store_aligned(out + r * block_keys + c * lanes);
+            (transposed_sums(partial[r]) - batch(m[r])).store_aligned(out + r * block_keys + c * lanes);
     }
 }
 
