@@ -35,7 +35,9 @@ inline constexpr std::size_t prefetch_distance = 2;
 /// Asks for the keys and values of keys [first, min(first + block_keys, stop)) to be loaded into
 /// the cache. Decode is bound by memory, and its compute comes in bursts the hardware
 /// prefetchers do not run ahead of: asking two blocks ahead keeps memory busy throughout
-/// (measured: 70 % of a memcpy's bandwidth without, 85-90 % with, at 4096 keys).
+/// (measured on the first round's machine: 70 % of a memcpy's bandwidth without, 85-90 % with,
+/// at 4096 keys; on a Zen 4 KVM guest, no difference either way, and nearer or spread-out
+/// requests were slower: docs/benchmarks.md).
 inline void prefetch_rows(const attention_problem& p, const void* k, const void* v, std::size_t first,
                           std::size_t stop) noexcept {
     const std::size_t bytes = p.head_size * element_bytes(p.kv_type);
