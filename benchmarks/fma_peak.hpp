@@ -30,13 +30,16 @@ double peak_gflops(F one_thread, double flops_per_thread, std::size_t threads, i
     return flops_per_thread * static_cast<double>(threads) / fastest_seconds(all_threads, runs) * 1e-9;
 }
 
-/// GFLOP/s of independent fused multiply-adds on `threads` threads (2 flops per lane): 16 chains
-/// per thread hide the FMA latency on two ports (4 cycles x 2 ports = 8 in flight at least). The
-/// fastest of `runs` runs of about 5 ms each: a neighbour on this shared machine only ever slows
-/// the loop down, and a median let one busy core halve the 2-thread figure.
+/// GFLOP/s of independent fused multiply-adds on `threads` threads (2 flops per lane): enough
+/// chains per thread to hide the FMA latency on two ports (4 cycles x 2 ports = 8 in flight at
+/// least), and few enough that they and the two operands stay in registers: 16 of AVX-512's 32,
+/// 12 of AVX2's 16 (16 chains spilled there, and the loop measured half the peak: 56 against 98
+/// GFLOP/s on a Zen 3 core, below the attention kernel it judges). The fastest of `runs` runs of
+/// about 5 ms each: a neighbour on this shared machine only ever slows the loop down, and a median
+/// let one busy core halve the 2-thread figure.
 inline double fma_peak_gflops(std::size_t threads = 1, int runs = 7) {
     using batch = xsimd::batch<float>;
-    constexpr std::size_t chains = 16;
+    constexpr std::size_t chains = sizeof(batch) == 64 ? 16 : 12;
     constexpr std::size_t steps = 1 << 20; // about 5 ms: thread start-up is noise
     const auto one_thread = [] {
         std::array<batch, chains> acc;

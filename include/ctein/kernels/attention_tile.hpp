@@ -6,6 +6,7 @@
 #include "../core/half_precision.hpp"
 #include "attention_rows.hpp"
 #include "exp2.hpp"
+#include "register_hint.hpp"
 
 #include <xsimd/xsimd.hpp>
 
@@ -130,8 +131,9 @@ template <std::size_t Rows, std::size_t Cols>
 [[gnu::always_inline]] inline void packed_scores(const float* q, std::size_t dp, const float* k,
                                                  const float* m, batch (&s)[Rows][Cols]) noexcept {
     batch kv[Cols];
-    unrolled<Cols>([&](auto c)
-                       __attribute__((always_inline)) { kv[c] = batch::load_aligned(k + c * lanes); });
+    unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
+        kv[c] = in_register(batch::load_aligned(k + c * lanes));
+    });
     unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
         const batch q0(q[r * dp]), start(-m[r]);
         unrolled<Cols>([&](auto c)
@@ -139,8 +141,9 @@ template <std::size_t Rows, std::size_t Cols>
     });
     for (std::size_t d = 1; d < dp; ++d) {
         const float* kd = k + d * block_keys;
-        unrolled<Cols>([&](auto c)
-                           __attribute__((always_inline)) { kv[c] = batch::load_aligned(kd + c * lanes); });
+        unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
+            kv[c] = in_register(batch::load_aligned(kd + c * lanes));
+        });
         unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
             const batch qd(q[r * dp + d]);
             unrolled<Cols>([&](auto c)
@@ -273,7 +276,9 @@ template <std::size_t Rows, std::size_t W, class E>
     for (std::size_t j = 0; j < keys; ++j) {
         const E* vj = v + static_cast<std::ptrdiff_t>(j) * vs;
         batch vv[W];
-        unrolled<W>([&](auto w) __attribute__((always_inline)) { vv[w] = load_widened(vj + w * lanes); });
+        unrolled<W>([&](auto w) __attribute__((always_inline)) {
+            vv[w] = in_register(load_widened(vj + w * lanes));
+        });
         unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
             const batch pj(p[r * block_keys + j]);
             unrolled<W>([&](auto w)
