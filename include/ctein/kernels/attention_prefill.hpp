@@ -250,10 +250,20 @@ inline void finish_tile(const attention_problem& p, const row_set& s, std::size_
     }
 }
 
+/// A tile of the online pass whose P·V is still to come, and whether its outputs are then due.
+struct pending_values {
+    std::size_t first = 0;
+    std::size_t keys = 0; ///< keys of the block its weights cover
+    float* weights = nullptr;
+    bool finish = false;
+};
+
 /// One pass of a piece's tiles over the key blocks they see. The first pass loads each tile's
 /// queries when it first needs them, asking for the next tile's meanwhile; the online pass
 /// writes a tile's outputs after its last block. Both keep memory traffic from piling up at the
-/// ends of a piece, where nothing hides it.
+/// ends of a piece, where nothing hides it. The online pass runs a tile's P·V after the next
+/// tile's scores: a step's P·V waits on its own softmax, and the next tile's multiply-adds,
+/// which do not, fill that wait.
 template <std::size_t D, step_mode Mode>
 void prefill_pass(const attention_problem& p, const packed_operands& ops, row_set& s, std::size_t kh) {
     const std::ptrdiff_t last = *std::max_element(s.end, s.end + s.count);
@@ -274,6 +284,14 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
             blk.v = static_cast<const float*>(p.v) + token_offset(p.v_strides, b, kh, kb);
             blk.v_stride = p.v_strides.token;
         }
+        constexpr bool deferred = Mode == step_mode::online;
+        pending_values pending;
+        const auto take_pending = [&] {
+            if (!pending.weights) return;
+            step_values<D, tile_rows, true>(s, pending.first, blk, pending.keys, pending.weights);
+            if (pending.finish) finish_tile(p, s, pending.first);
+            pending.weights = nullptr;
+        };
         for (std::size_t first = 0; first < s.count; first += tile_rows) {
             const tile_keys t = tile_ends(s, first);
             if (t.max_end <= static_cast<std::ptrdiff_t>(kb)) continue;
@@ -288,10 +306,16 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
             if (blk.bias) tile_bias(p, s, first, kb, blk.keys);
             blk.dropout = dropout;
             if (dropout) tile_dropout(p, s, first, kb, rule);
-            packed_step<D, Mode>(cols, p, s, first, blk);
-            if (Mode == step_mode::online && t.max_end <= static_cast<std::ptrdiff_t>(kb + block_keys))
-                finish_tile(p, s, first);
+            // the weights half of s.p that the pending tile does not hold
+            float* const weights = s.p + (pending.weights == s.p ? tile_rows * block_keys : 0);
+            packed_step<D, Mode, !deferred>(cols, p, s, first, blk, weights);
+            if constexpr (deferred) {
+                take_pending();
+                pending = {first, std::min(blk.keys, cols * lanes), weights,
+                           t.max_end <= static_cast<std::ptrdiff_t>(kb + block_keys)};
+            }
         }
+        take_pending();
     }
     if (Mode == step_mode::online) // tiles that saw no key at all give zeros
         for (std::size_t first = 0; first < s.count; first += tile_rows)

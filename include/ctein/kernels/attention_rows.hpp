@@ -83,7 +83,9 @@ struct row_set {
     std::ptrdiff_t* end = nullptr;
     std::uint32_t* head = nullptr;
     std::int64_t* query = nullptr;
-    float* p = nullptr;    ///< one tile's weights, [tile_rows][block_keys]
+    /// two tiles' weights, [2][tile_rows][block_keys]: the prefill's online pass takes a tile's
+    /// P·V after the next tile's scores (prefill_pass), so one tile's weights wait meanwhile
+    float* p = nullptr;
     float* bias = nullptr; ///< one tile's mask, [tile_rows][block_keys]
     float* keep = nullptr; ///< one tile's dropout factors, [tile_rows][block_keys]
 
@@ -104,7 +106,7 @@ struct row_storage {
         const std::size_t tile = tile_rows * block_keys;
         const std::size_t m_floats = (count + lanes - 1) / lanes * lanes;
         const std::size_t extra_floats = (extra + lanes - 1) / lanes * lanes;
-        const std::size_t need = 2 * count * dp + count * lanes + 2 * m_floats + 3 * tile + extra_floats;
+        const std::size_t need = 2 * count * dp + count * lanes + 2 * m_floats + 4 * tile + extra_floats;
         if (floats.size() < need) floats.resize(need);
         if (ends.size() < count) {
             ends.resize(count);
@@ -121,7 +123,7 @@ struct row_storage {
         s.l = take(count * lanes);
         s.m = take(m_floats);
         s.t = take(m_floats);
-        s.p = take(tile);
+        s.p = take(2 * tile);
         s.bias = take(tile);
         s.keep = take(tile);
         if (extra_out) *extra_out = take(extra_floats);

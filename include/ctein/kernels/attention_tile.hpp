@@ -429,13 +429,13 @@ template <step_mode Mode>
     }
 }
 
-/// Copies a tile's weights (s.p) to the weights output: keys [kb, kb + keys).
-inline void write_weights(const attention_problem& p, const row_set& s, std::size_t first, std::size_t kb,
-                          std::size_t keys) noexcept {
+/// Copies a tile's weights (`weights`) to the weights output: keys [kb, kb + keys).
+inline void write_weights(const attention_problem& p, const row_set& s, std::size_t first,
+                          const float* weights, std::size_t kb, std::size_t keys) noexcept {
     for (std::size_t r = 0; r < tile_rows; ++r) {
         if (!s.real(first + r)) continue;
         const weights_row w = weights_of(p, s, first + r);
-        const float* from = s.p + r * block_keys;
+        const float* from = weights + r * block_keys;
         if (w.stride == 1) {
             std::copy(from, from + keys, &w.at(kb));
         } else {
@@ -444,11 +444,28 @@ inline void write_weights(const attention_problem& p, const row_set& s, std::siz
     }
 }
 
+/// The P·V of a step (tile_step) over the first `keys` keys of block `b`, its weights at
+/// `weights`: on vdpbf16ps when the block is packed in bfloat16 pairs.
+template <std::size_t D, std::size_t Rows, bool Packed, class E = float>
+void step_values(row_set& s, std::size_t first, const key_block& b, std::size_t keys,
+                 float* weights) noexcept {
+    const std::size_t dp = D != 0 ? D : s.dp;
+#if defined(__AVX512BF16__) && defined(__AVX512F__)
+    if (Packed && b.bf16_pairs)
+        return all_weighted_value_pairs<D, Rows>(s.o + first * dp, dp, weights, b.v, keys);
+#endif
+    all_weighted_values<D, Rows>(s.o + first * dp, dp, weights, static_cast<const E*>(b.v), b.v_stride, keys);
+}
+
 /// One step: rows [first, first + Rows) of `s` through block `b`, scores over its first Cols
-/// batches of keys (later keys of the block are masked for every row). `Packed` says whether
-/// b.k is a packed block (of floats) or key rows (of E, as the values).
-template <std::size_t D, std::size_t Rows, std::size_t Cols, step_mode Mode, bool Packed, class E = float>
-void tile_step(const attention_problem& p, row_set& s, std::size_t first, const key_block& b) noexcept {
+/// batches of keys (later keys of the block are masked for every row), weights kept at
+/// `weights` ([Rows][block_keys]). `Packed` says whether b.k is a packed block (of floats) or key
+/// rows (of E, as the values). `Values`: whether the step ends with its P·V, or leaves it to the
+/// caller (step_values), which can then run it beside the next step's scores.
+template <std::size_t D, std::size_t Rows, std::size_t Cols, step_mode Mode, bool Packed, class E = float,
+          bool Values = true>
+void tile_step(const attention_problem& p, row_set& s, std::size_t first, const key_block& b,
+               float* const weights) noexcept {
     static_assert(!Packed || std::is_same_v<E, float>);
     // Locals, not members of s: stores through float pointers could otherwise change them.
     const std::size_t dp = D != 0 ? D : s.dp;
@@ -456,7 +473,6 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
     const float* const m = s.m + first;
     const float* const threshold = s.t + first;
     float* const l = s.l + first * lanes;
-    float* const weights = s.p;
     const float* const keep = s.keep;
     const std::ptrdiff_t* const end = s.end + first;
     batch sc[Rows][Cols];
@@ -547,36 +563,34 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
         });
     });
     if constexpr (Mode == step_mode::weights)
-        write_weights(p, s, first, b.first, std::min(Cols * lanes, p.keys - b.first));
-    const std::size_t keys = std::min(b.keys, Cols * lanes);
-#if defined(__AVX512BF16__) && defined(__AVX512F__)
-    if (paired) return all_weighted_value_pairs<D, Rows>(s.o + first * dp, dp, weights, b.v, keys);
-#endif
-    all_weighted_values<D, Rows>(s.o + first * dp, dp, weights, static_cast<const E*>(b.v), b.v_stride, keys);
+        write_weights(p, s, first, weights, b.first, std::min(Cols * lanes, p.keys - b.first));
+    if constexpr (Values)
+        step_values<D, Rows, Packed, E>(s, first, b, std::min(b.keys, Cols * lanes), weights);
 }
 
-/// A step of a full tile (tile_rows rows) over its first `cols` batches of keys (1 to 4): the
-/// online pass trims a block on a causal diagonal or at the keys' end to the columns any row
-/// sees. The two passes of the weights path, slow anyway, always take 4 (limits mask the rest):
-/// fewer functions to compile.
-template <std::size_t D, step_mode Mode>
+/// A step of a full tile (tile_rows rows) over its first `cols` batches of keys (1 to 4), its
+/// weights kept at `weights`, with or without its P·V (tile_step's `Values`): the online pass
+/// trims a block on a causal diagonal or at the keys' end to the columns any row sees. The two
+/// passes of the weights path, slow anyway, always take 4 (limits mask the rest): fewer
+/// functions to compile.
+template <std::size_t D, step_mode Mode, bool Values>
 void packed_step(std::size_t cols, const attention_problem& p, row_set& s, std::size_t first,
-                 const key_block& b) noexcept {
+                 const key_block& b, float* weights) noexcept {
     if constexpr (Mode != step_mode::online) {
-        tile_step<D, tile_rows, 4, Mode, true>(p, s, first, b);
+        tile_step<D, tile_rows, 4, Mode, true, float, Values>(p, s, first, b, weights);
     } else {
         switch (cols) {
         case 1:
-            tile_step<D, tile_rows, 1, Mode, true>(p, s, first, b);
+            tile_step<D, tile_rows, 1, Mode, true, float, Values>(p, s, first, b, weights);
             break;
         case 2:
-            tile_step<D, tile_rows, 2, Mode, true>(p, s, first, b);
+            tile_step<D, tile_rows, 2, Mode, true, float, Values>(p, s, first, b, weights);
             break;
         case 3:
-            tile_step<D, tile_rows, 3, Mode, true>(p, s, first, b);
+            tile_step<D, tile_rows, 3, Mode, true, float, Values>(p, s, first, b, weights);
             break;
         default:
-            tile_step<D, tile_rows, 4, Mode, true>(p, s, first, b);
+            tile_step<D, tile_rows, 4, Mode, true, float, Values>(p, s, first, b, weights);
             break;
         }
     }
@@ -595,16 +609,18 @@ void row_step(std::size_t rows, const attention_problem& p, row_set& s, std::siz
               const key_block& b) noexcept {
     switch (row_step_rows(rows)) {
     case 1:
-        tile_step<D, 1, 4, step_mode::online, false, E>(p, s, first, b);
+        tile_step<D, 1, 4, step_mode::online, false, E>(p, s, first, b, s.p);
         break;
     case 2:
-        tile_step<D, std::min<std::size_t>(2, tile_rows), 4, step_mode::online, false, E>(p, s, first, b);
+        tile_step<D, std::min<std::size_t>(2, tile_rows), 4, step_mode::online, false, E>(p, s, first, b,
+                                                                                          s.p);
         break;
     case 4:
-        tile_step<D, std::min<std::size_t>(4, tile_rows), 4, step_mode::online, false, E>(p, s, first, b);
+        tile_step<D, std::min<std::size_t>(4, tile_rows), 4, step_mode::online, false, E>(p, s, first, b,
+                                                                                          s.p);
         break;
     default:
-        tile_step<D, tile_rows, 4, step_mode::online, false, E>(p, s, first, b);
+        tile_step<D, tile_rows, 4, step_mode::online, false, E>(p, s, first, b, s.p);
         break;
     }
 }
