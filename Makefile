@@ -29,7 +29,7 @@ DEMO_EXAMPLES := ctein_demo ctein_example_xtensor ctein_example_attention ctein_
 demo:
 	tools/install-packages $(DEMO_PACKAGES)
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCTEIN_BUILD_EXAMPLES=ON
-	cmake --build $(BUILD) -j$(JOBS) --target $(DEMO_EXAMPLES)
+	cmake --build $(BUILD) -j$(JOBS) --target ctein_examples
 	@for example in $(DEMO_EXAMPLES); do echo "== $$example"; $(BUILD)/examples/$$example || exit 1; done
 
 test:
@@ -50,8 +50,7 @@ test-sanitize:
 	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE= "-DCMAKE_CXX_FLAGS=-O0 -g1" \
 	      -DCTEIN_SANITIZE=ON -DCTEIN_BUILD_TESTS=ON -DCTEIN_BUILD_EXAMPLES=ON -DCTEIN_TEST_CLANG=OFF \
 	      -DCTEIN_BUILD_FUZZERS=ON
-	cmake --build $(SANITIZE_BUILD) -j$(JOBS) --target ctein_unit_tests ctein_fixture_tests ctein_concurrency_tests \
-	      ctein_exit_while_idle ctein_fuzz_explain ctein_fuzz_npy ctein_fuzz_safetensors $(DEMO_EXAMPLES)
+	cmake --build $(SANITIZE_BUILD) -j$(JOBS) --target ctein_sanitized_programs
 	ctest --test-dir $(SANITIZE_BUILD) -j$(JOBS) -L "unit|fixtures|threads|example|fuzz" --output-on-failure
 
 # ThreadSanitizer, at -O1 (at -O0 it is slow to run): the concurrent callers and the pool's tests.
@@ -59,7 +58,7 @@ test-threads:
 	tools/install-packages $(TEST_PACKAGES)
 	cmake -S . -B $(THREADS_BUILD) -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE= "-DCMAKE_CXX_FLAGS=-O1 -g1" \
 	      -DCTEIN_SANITIZE_THREADS=ON -DCTEIN_BUILD_TESTS=ON -DCTEIN_BUILD_EXAMPLES=OFF -DCTEIN_TEST_CLANG=OFF
-	cmake --build $(THREADS_BUILD) -j$(JOBS) --target ctein_concurrency_tests ctein_exit_while_idle
+	cmake --build $(THREADS_BUILD) -j$(JOBS) --target ctein_concurrency_programs
 	ctest --test-dir $(THREADS_BUILD) -j$(JOBS) -L threads --output-on-failure
 
 bench:
