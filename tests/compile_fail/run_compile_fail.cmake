@@ -44,6 +44,10 @@ endif()
 
 file(READ ${SOURCE} source_text)
 
+# The precompiled header is made from prelude.hpp, which includes <ctein/ctein.hpp>: g++ ends an
+# include chain with "from .../prelude.hpp:N:", a line a user's build does not print.
+string(REGEX REPLACE ",\n[ ]+from [^\n]*/compile_fail/prelude\\.hpp:[0-9]+:" ":" output "${output}")
+
 # Splits text into a list of lines; semicolons (list separators in CMake) are kept as <semicolon>,
 # and brackets as <lb> and <rb> (an unmatched `[` in a line would join it with the next ones).
 function(split_lines text out)
