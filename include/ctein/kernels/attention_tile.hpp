@@ -221,6 +221,14 @@ template <class E>
     }
 }
 
+/// A key batch that `Rows` rows multiply: held in a register when several do (folded into each
+/// multiply-add, it was loaded once per row); a memory operand of the one multiply-add otherwise.
+template <std::size_t Rows>
+[[gnu::always_inline]] inline batch shared_by(batch x) noexcept {
+    if constexpr (Rows > 1) return in_register(x);
+    return x;
+}
+
 /// Scores minus the rows' references of `Rows` rows against keys stored row by row (decode reads
 /// K as it is), written to `out` ([Rows][block_keys]): per key and row a batch of partial dot
 /// products, summed `lanes` keys at a time into one batch of scores (transposed_sums). Keys are
@@ -248,15 +256,26 @@ template <std::size_t Rows, class E>
 #endif
         for (std::size_t t = 0; t < lanes; ++t) {
             const E* const key = k + static_cast<std::ptrdiff_t>(std::min(c * lanes + t, keys - 1)) * ks;
-            batch acc[Rows];
-            unrolled<Rows>([&](auto r) __attribute__((always_inline)) { acc[r] = batch(0.0f); });
-            for (std::size_t w = 0; w < dp; w += lanes) {
-                const batch kw = load_widened(key + w);
+            // two chains per row, even and odd batches of features: in one, each multiply-add
+            // waited on the one before (16 in a row at d = 128)
+            batch even[Rows], odd[Rows];
+            unrolled<Rows>([&](auto r) __attribute__((always_inline)) { even[r] = odd[r] = batch(0.0f); });
+            std::size_t w = 0;
+            for (; w + 2 * lanes <= dp; w += 2 * lanes) {
+                const batch k0 = shared_by<Rows>(load_widened(key + w));
+                const batch k1 = shared_by<Rows>(load_widened(key + w + lanes));
                 unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
-                    acc[r] = xsimd::fma(batch::load_aligned(q + r * dp + w), kw, acc[r]);
+                    even[r] = xsimd::fma(batch::load_aligned(q + r * dp + w), k0, even[r]);
+                    odd[r] = xsimd::fma(batch::load_aligned(q + r * dp + w + lanes), k1, odd[r]);
                 });
             }
-            unrolled<Rows>([&](auto r) __attribute__((always_inline)) { partial[r][t] = acc[r]; });
+            if (w < dp) {
+                const batch kw = load_widened(key + w);
+                unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+                    even[r] = xsimd::fma(batch::load_aligned(q + r * dp + w), kw, even[r]);
+                });
+            }
+            unrolled<Rows>([&](auto r) __attribute__((always_inline)) { partial[r][t] = even[r] + odd[r]; });
         }
         for (std::size_t r = 0; r < Rows; ++r)
             (transposed_sums(partial[r]) - batch(m[r])).store_aligned(out + r * block_keys + c * lanes);
