@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Times the attention kernel of a git revision (a) against the work tree's (b) in one process:
+#   benchmarks/kernel_ab/run.sh [REV] -- HQ HKV D TK f32|bf16 [TQ [CAUSAL]] [-- ...more calls]
+# REV defaults to HEAD. Prints, per call, both times and the ratio a / b (above 1: b is faster).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+rev=HEAD
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then rev=$1; shift; fi
+[ "${1:-}" = "--" ] && shift
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/a"
+git -C "$root" archive "$rev" include | tar -x -C "$work/a"
+flags=(-std=c++20 -O3 -march=native -DNDEBUG -DXTENSOR_USE_XSIMD)
+here="$root/benchmarks/kernel_ab"
+g++ "${flags[@]}" -DCTEIN_AB_NAMESPACE=ctein_a -I"$work/a/include" -c "$here/kernel.cpp" -o "$work/a.o" &
+g++ "${flags[@]}" -DCTEIN_AB_NAMESPACE=ctein_b -I"$root/include" -c "$here/kernel.cpp" -o "$work/b.o" &
+wait
+g++ "${flags[@]}" -I"$root/include" "$here/main.cpp" "$work/a.o" "$work/b.o" -o "$work/kernel_ab" -lpthread
+call=()
+for arg in "$@" --; do
+    if [ "$arg" = "--" ]; then
+        [ ${#call[@]} -gt 0 ] && "$work/kernel_ab" "${call[@]}"
+        call=()
+    else
+        call+=("$arg")
+    fi
+done
