@@ -221,12 +221,35 @@ template <class E>
     }
 }
 
-/// A key batch that `Rows` rows multiply: held in a register when several do (folded into each
-/// multiply-add, it was loaded once per row); a memory operand of the one multiply-add otherwise.
-template <std::size_t Rows>
+/// A batch that `Uses` multiply-adds take (a key batch several rows multiply, a query batch
+/// several keys do): held in a register when several do (folded into each multiply-add, it was
+/// loaded once per use); a memory operand of the one multiply-add otherwise.
+template <std::size_t Uses>
 [[gnu::always_inline]] inline batch shared_by(batch x) noexcept {
-    if constexpr (Rows > 1) return in_register(x);
+    if constexpr (Uses > 1) return in_register(x);
     return x;
+}
+
+/// Keys whose dot products row_scores computes together: each batch of a query row loaded then
+/// serves all of them. For 16-bit keys, 4 (2 for six rows, which would otherwise need more than
+/// AVX-512's 32 registers): one key at a time, q was loaded again for every key, and a 16-bit
+/// decode took 1.04-1.12 x as long (paired calls, one Zen 3 core, MHA and GQA, Tk 512-4096).
+/// Float keys go one at a time: read 4 at a time, their lines were no longer read in order, and a
+/// decode whose keys came from memory (GQA 32/8 x 128, Tk 2048 and 4096) took 1.15-1.2 x as long.
+template <std::size_t Rows, class E>
+inline constexpr std::size_t keys_at_once = std::is_same_v<E, float> ? 1 : Rows <= 4 ? 4 : 2;
+
+/// acc[r][k] += q row r's batch at feature w times key k's: the keys' batches loaded (and
+/// widened) once for all the rows, the query's once for all the keys.
+template <std::size_t Rows, std::size_t Keys, class E>
+[[gnu::always_inline]] inline void add_feature_batch(batch (&acc)[Rows][Keys], const float* q, std::size_t dp,
+                                                     const E* const (&key)[Keys], std::size_t w) noexcept {
+    batch kw[Keys];
+    unrolled<Keys>([&](auto k) __attribute__((always_inline)) { kw[k] = shared_by<Rows>(load_widened(key[k] + w)); });
+    unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+        const batch qr = shared_by<Keys>(batch::load_aligned(q + r * dp + w));
+        unrolled<Keys>([&](auto k) __attribute__((always_inline)) { acc[r][k] = xsimd::fma(qr, kw[k], acc[r][k]); });
+    });
 }
 
 /// Scores minus the rows' references of `Rows` rows against keys stored row by row (decode reads
@@ -235,47 +258,56 @@ template <std::size_t Rows>
 /// read in their order: in the order of the folds' lanes (0, 8, 4, 12, ...) the hardware
 /// prefetchers lost the stream, and a cold cache was read at half the bandwidth (measured: 10.8
 /// against 19.2 GiB/s, one Zen 4 core). Keys from `keys` on are not read (their scores are those
-/// of the last key read; limits mask them). Each key batch is loaded (and widened, from 16 bits)
-/// once for all the rows: a grouped-query head's rows share their keys.
+/// of the last key read; limits mask them). A grouped-query head's rows share their keys: each
+/// key batch is loaded once for all the rows, each query batch once for keys_at_once keys.
 /// Compiled per row count but not per head size (the loop over features stays a loop): as fast
 /// (measured), and the kernel's build 9 s shorter.
 template <std::size_t Rows, class E>
 [[gnu::noinline]] void row_scores(const float* q, std::size_t dp, const E* k, std::ptrdiff_t ks,
                                   std::size_t keys, const float* m, float* out) noexcept {
+    constexpr std::size_t together = keys_at_once<Rows, E>;
+    // two chains per row and key (even and odd batches of features), or each key's sum waits on
+    // dp / lanes multiply-adds in a row (16 at d = 128); several rows of several keys have
+    // Rows x `together` chains already
+    constexpr std::size_t chains = together > 1 && Rows > 1 ? 1 : 2;
+    static_assert(lanes % together == 0);
     for (std::size_t c = 0; c < block_keys / lanes; ++c) {
         // per row, a batch of partial products per key, summed once the `lanes` keys are done
         batch partial[Rows][lanes];
-        // Key by key, each from its start to its end, in a loop that stays a loop: each load
-        // instruction then steps one key at a time, which the stride prefetcher follows (unrolled,
-        // each ran once per 16 keys, 4 KiB apart, and the K pass took twice the V pass's time).
-        // Keys are independent: out-of-order execution overlaps their chains.
+        // A few keys at a time, each from its start to its end, in a loop that stays a loop: each
+        // load instruction then steps `together` keys at a time, which the stride prefetcher
+        // follows (unrolled, each ran once per 16 keys, 4 KiB apart, and the K pass took twice
+        // the V pass's time). Keys are independent: out-of-order execution overlaps their chains.
 #if defined(__clang__)
 #pragma clang loop unroll(disable)
 #else
 #pragma GCC unroll 1
 #endif
-        for (std::size_t t = 0; t < lanes; ++t) {
-            const E* const key = k + static_cast<std::ptrdiff_t>(std::min(c * lanes + t, keys - 1)) * ks;
-            // two chains per row, even and odd batches of features: in one, each multiply-add
-            // waited on the one before (16 in a row at d = 128)
-            batch even[Rows], odd[Rows];
-            unrolled<Rows>([&](auto r) __attribute__((always_inline)) { even[r] = odd[r] = batch(0.0f); });
+        for (std::size_t t = 0; t < lanes; t += together) {
+            const E* key[together];
+            unrolled<together>([&](auto i) __attribute__((always_inline)) {
+                key[i] = k + static_cast<std::ptrdiff_t>(std::min(c * lanes + t + i, keys - 1)) * ks;
+            });
+            batch acc[chains][Rows][together];
+            unrolled<chains>([&](auto h) __attribute__((always_inline)) {
+                unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+                    unrolled<together>([&](auto i) __attribute__((always_inline)) { acc[h][r][i] = batch(0.0f); });
+                });
+            });
             std::size_t w = 0;
-            for (; w + 2 * lanes <= dp; w += 2 * lanes) {
-                const batch k0 = shared_by<Rows>(load_widened(key + w));
-                const batch k1 = shared_by<Rows>(load_widened(key + w + lanes));
-                unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
-                    even[r] = xsimd::fma(batch::load_aligned(q + r * dp + w), k0, even[r]);
-                    odd[r] = xsimd::fma(batch::load_aligned(q + r * dp + w + lanes), k1, odd[r]);
+            for (; w + chains * lanes <= dp; w += chains * lanes)
+                unrolled<chains>([&](auto h) __attribute__((always_inline)) {
+                    add_feature_batch(acc[h], q, dp, key, w + h * lanes);
                 });
-            }
-            if (w < dp) {
-                const batch kw = load_widened(key + w);
-                unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
-                    even[r] = xsimd::fma(batch::load_aligned(q + r * dp + w), kw, even[r]);
+            if constexpr (chains > 1)
+                if (w < dp) add_feature_batch(acc[0], q, dp, key, w); // an odd number of batches
+            unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+                unrolled<together>([&](auto i) __attribute__((always_inline)) {
+                    batch sum = acc[0][r][i];
+                    unrolled<chains - 1>([&](auto h) __attribute__((always_inline)) { sum += acc[h + 1][r][i]; });
+                    partial[r][t + i] = sum;
                 });
-            }
-            unrolled<Rows>([&](auto r) __attribute__((always_inline)) { partial[r][t] = even[r] + odd[r]; });
+            });
         }
         for (std::size_t r = 0; r < Rows; ++r)
             (transposed_sums(partial[r]) - batch(m[r])).store_aligned(out + r * block_keys + c * lanes);
