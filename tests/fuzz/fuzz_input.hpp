@@ -4,9 +4,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <unistd.h>
 #include <vector>
 
@@ -25,13 +27,27 @@ inline std::vector<std::string_view> words(const std::uint8_t* data, std::size_t
     return out;
 }
 
-/// The input written to a file of this process's own (in /tmp), whose path is returned.
+/// A file of this process's own in the temporary directory, removed when the process exits.
+struct scratch_file {
+    std::string path;
+    explicit scratch_file(std::string_view suffix)
+        : path((std::filesystem::temp_directory_path() /
+                ("ctein-fuzz-" + std::to_string(::getpid()) + std::string(suffix)))
+                   .string()) {}
+    scratch_file(const scratch_file&) = delete;
+    scratch_file& operator=(const scratch_file&) = delete;
+    ~scratch_file() {
+        std::error_code ignored;
+        std::filesystem::remove(path, ignored);
+    }
+};
+
+/// The input written to this process's scratch file, whose path is returned.
 inline const std::string& as_file(const std::uint8_t* data, std::size_t size, std::string_view suffix) {
-    static const std::string path =
-        "/tmp/ctein-fuzz-" + std::to_string(::getpid()) + std::string(suffix);
-    std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data),
-                                                                  static_cast<std::streamsize>(size));
-    return path;
+    static const scratch_file file(suffix);
+    std::ofstream(file.path, std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+    return file.path;
 }
 
 } // namespace ctein::fuzz
