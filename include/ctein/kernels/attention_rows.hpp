@@ -31,8 +31,10 @@ inline constexpr std::size_t block_keys = 4 * lanes;
 /// leaving 4 for keys and the broadcast; with 16 registers, 2 rows.
 #if XSIMD_WITH_AVX512F || XSIMD_WITH_NEON64
 inline constexpr std::size_t tile_rows = 6;
+inline constexpr std::size_t vector_registers = 32;
 #else
 inline constexpr std::size_t tile_rows = 2;
+inline constexpr std::size_t vector_registers = 16;
 #endif
 
 /// Scores are kept in log2 units (q pre-scaled by scale * log2(e)), so softmax uses 2^x.

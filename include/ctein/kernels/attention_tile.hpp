@@ -231,13 +231,14 @@ template <std::size_t Uses>
 }
 
 /// Keys whose dot products row_scores computes together: each batch of a query row loaded then
-/// serves all of them. For 16-bit keys, 4 (2 for six rows, which would otherwise need more than
-/// AVX-512's 32 registers): one key at a time, q was loaded again for every key, and a 16-bit
-/// decode took 1.04-1.12 x as long (paired calls, one Zen 3 core, MHA and GQA, Tk 512-4096).
-/// Float keys go one at a time: read 4 at a time, their lines were no longer read in order, and a
-/// decode whose keys came from memory (GQA 32/8 x 128, Tk 2048 and 4096) took 1.15-1.2 x as long.
+/// serves all of them. For 16-bit keys, as many as the registers allow (each of Rows x keys has
+/// two chains): one key at a time, q was loaded again for every key, and a 16-bit decode took
+/// 1.04-1.12 x as long (paired calls, one Zen 3 core, MHA and GQA, Tk 512-4096). Float keys go
+/// one at a time: read 4 at a time, their lines were no longer read in order, and a decode whose
+/// keys came from memory (GQA 32/8 x 128, Tk 2048 and 4096) took 1.15-1.2 x as long.
 template <std::size_t Rows, class E>
-inline constexpr std::size_t keys_at_once = std::is_same_v<E, float> ? 1 : Rows <= 4 ? 4 : 2;
+inline constexpr std::size_t keys_at_once =
+    std::is_same_v<E, float> ? 1 : std::clamp<std::size_t>(vector_registers / 2 / (2 * Rows), 1, 4);
 
 /// acc[r][k] += q row r's batch at feature w times key k's: the keys' batches loaded (and
 /// widened) once for all the rows, the query's once for all the keys.
@@ -266,10 +267,10 @@ template <std::size_t Rows, class E>
 [[gnu::noinline]] void row_scores(const float* q, std::size_t dp, const E* k, std::ptrdiff_t ks,
                                   std::size_t keys, const float* m, float* out) noexcept {
     constexpr std::size_t together = keys_at_once<Rows, E>;
-    // two chains per row and key (even and odd batches of features), or each key's sum waits on
-    // dp / lanes multiply-adds in a row (16 at d = 128); several rows of several keys have
-    // Rows x `together` chains already
-    constexpr std::size_t chains = together > 1 && Rows > 1 ? 1 : 2;
+    // Two chains per row and key (even and odd batches of features): in one, each multiply-add
+    // waited on the one before (16 in a row at d = 128). The same two for every key type and row
+    // count, so that 16-bit keys give the scores of floats of the same values, bit for bit.
+    constexpr std::size_t chains = 2;
     static_assert(lanes % together == 0);
     for (std::size_t c = 0; c < block_keys / lanes; ++c) {
         // per row, a batch of partial products per key, summed once the `lanes` keys are done
@@ -299,8 +300,7 @@ template <std::size_t Rows, class E>
                 unrolled<chains>([&](auto h) __attribute__((always_inline)) {
                     add_feature_batch(acc[h], q, dp, key, w + h * lanes);
                 });
-            if constexpr (chains > 1)
-                if (w < dp) add_feature_batch(acc[0], q, dp, key, w); // an odd number of batches
+            if (w < dp) add_feature_batch(acc[0], q, dp, key, w); // an odd number of batches
             unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
                 unrolled<together>([&](auto i) __attribute__((always_inline)) {
                     batch sum = acc[0][r][i];
