@@ -59,10 +59,15 @@ template <std::size_t D>
 void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t b, std::size_t kh,
                         std::size_t chunk, float* state) {
     const std::size_t group = p.query_heads / p.kv_heads, rows = group * p.queries;
-    const std::size_t count = (rows + tile_rows - 1) / tile_rows * tile_rows;
     // keys and values copied, as floats with zero padding, when the head size is not whole
     // batches; otherwise read as they are stored (16-bit ones widened as they are loaded)
     const bool padded = dp != p.head_size;
+    // the element type of the rows the steps read: the copies are floats
+    const element_type rows_type = padded ? element_type::f32 : p.kv_type;
+    // whole tiles (decode_tile_rows: the 16-bit ones larger), of fewer rows when there are fewer
+    const std::size_t most = rows_type == element_type::f32 ? tile_rows : decode_tile_rows;
+    const std::size_t tile = row_step_rows(std::min(rows, most));
+    const std::size_t count = (rows + tile - 1) / tile * tile;
     float* copies = nullptr;
     row_set s = thread_row_storage().rows(count, dp, padded ? 2 * block_keys * dp : 0, &copies);
     s.batch_index = b;
@@ -112,19 +117,19 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
             blk.v = value(kb);
             blk.v_stride = p.v_strides.token;
         }
-        // the element type of the rows the steps read: the copies are floats
-        const element_type rows_type = padded ? element_type::f32 : p.kv_type;
-        for (std::size_t first = 0; first < rows; first += tile_rows) {
-            const tile_keys t = tile_ends(s, first);
+        for (std::size_t first = 0; first < rows; first += tile) {
+            // the rows the step reads: a smaller tile's fillers (key end 0) would otherwise limit
+            // every block of the rows before them
+            const std::size_t step_rows = std::min(tile, rows - first);
+            const tile_keys t = tile_ends(s, first, row_step_rows(step_rows));
             if (t.max_end <= static_cast<std::ptrdiff_t>(kb)) continue;
             blk.keys =
                 std::min<std::size_t>(block_keys, static_cast<std::size_t>(std::min(t.max_end, c1)) - kb);
             blk.limit = t.min_end < static_cast<std::ptrdiff_t>(kb + block_keys);
             blk.bias = p.mask.kind != mask_kind::none && p.mask.data != nullptr;
-            if (blk.bias) tile_bias(p, s, first, kb, blk.keys);
+            if (blk.bias) tile_bias(p, s, first, tile, kb, blk.keys);
             blk.dropout = dropout;
-            if (dropout) tile_dropout(p, s, first, kb, rule);
-            const std::size_t step_rows = std::min(tile_rows, rows - first);
+            if (dropout) tile_dropout(p, s, first, tile, kb, rule);
             // 16-bit rows through the generic head size's steps only: compiled for every head size,
             // they doubled the kernel's build (the decode is bound by memory, not by its loops)
             switch (rows_type) {

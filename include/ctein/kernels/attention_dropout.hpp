@@ -116,10 +116,10 @@ inline void dropout_row(std::uint64_t seed, std::uint64_t row, std::size_t kb, c
     });
 }
 
-/// Fills `s.keep` for the tile of rows [first, first + tile_rows) and keys [kb, kb + block_keys).
-inline void tile_dropout(const attention_problem& p, const row_set& s, std::size_t first, std::size_t kb,
-                         const dropout_rule& rule) noexcept {
-    for (std::size_t r = 0; r < tile_rows; ++r) {
+/// Fills `s.keep` for the tile of rows [first, first + rows) and keys [kb, kb + block_keys).
+inline void tile_dropout(const attention_problem& p, const row_set& s, std::size_t first, std::size_t rows,
+                         std::size_t kb, const dropout_rule& rule) noexcept {
+    for (std::size_t r = 0; r < rows; ++r) {
         if (!s.real(first + r)) {
             std::fill(s.keep + r * block_keys, s.keep + (r + 1) * block_keys, 0.0f);
             continue;

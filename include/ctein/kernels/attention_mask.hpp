@@ -65,16 +65,16 @@ inline void mask_row_bias(const explicit_mask& mask, const void* from, std::ptrd
     std::fill(bias + keys, bias + block_keys, 0.0f);
 }
 
-/// Fills `s.bias` for the tile of rows [first, first + tile_rows) and keys [kb, kb + keys):
-/// one row of `block_keys` floats per tile row. Rows that read the same mask row (a mask
-/// broadcast over heads or queries) share its conversion.
-inline void tile_bias(const attention_problem& p, const row_set& s, std::size_t first, std::size_t kb,
-                      std::size_t keys) noexcept {
+/// Fills `s.bias` for the tile of rows [first, first + rows) and keys [kb, kb + keys): one row
+/// of `block_keys` floats per tile row. Rows that read the same mask row (a mask broadcast over
+/// heads or queries) share its conversion.
+inline void tile_bias(const attention_problem& p, const row_set& s, std::size_t first, std::size_t rows,
+                      std::size_t kb, std::size_t keys) noexcept {
     const explicit_mask& mask = p.mask;
     const auto* base = static_cast<const unsigned char*>(mask.data);
     const std::size_t element = mask.kind == mask_kind::additive ? sizeof(float) : sizeof(bool);
     const unsigned char* previous = nullptr;
-    for (std::size_t r = 0; r < tile_rows; ++r) {
+    for (std::size_t r = 0; r < rows; ++r) {
         float* bias = s.bias + r * block_keys;
         if (!s.real(first + r)) {
             std::fill(bias, bias + block_keys, 0.0f);

@@ -232,12 +232,12 @@ inline void pack_key_block(const attention_problem& p, packed_operands& ops, std
     pack_values(p, ops, b, kh, first, keys);
 }
 
-/// The first key and the row range (over every row of tile `first`) a tile sees.
+/// The first key and the row range (over every row of the tile [first, first + rows)) a tile sees.
 struct tile_keys {
     std::ptrdiff_t min_end, max_end;
 };
-inline tile_keys tile_ends(const row_set& s, std::size_t first) noexcept {
-    const auto [lo, hi] = std::minmax_element(s.end + first, s.end + first + tile_rows);
+inline tile_keys tile_ends(const row_set& s, std::size_t first, std::size_t rows) noexcept {
+    const auto [lo, hi] = std::minmax_element(s.end + first, s.end + first + rows);
     return {*lo, *hi};
 }
 
@@ -293,7 +293,7 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
             pending.weights = nullptr;
         };
         for (std::size_t first = 0; first < s.count; first += tile_rows) {
-            const tile_keys t = tile_ends(s, first);
+            const tile_keys t = tile_ends(s, first, tile_rows);
             if (t.max_end <= static_cast<std::ptrdiff_t>(kb)) continue;
             if (first_pass && kb == 0) {
                 prefetch_queries(p, s, first + tile_rows, tile_rows);
@@ -303,9 +303,9 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
             const std::size_t cols = Mode == step_mode::online ? (blk.keys + lanes - 1) / lanes : 4;
             blk.limit = t.min_end < static_cast<std::ptrdiff_t>(kb + cols * lanes);
             blk.bias = p.mask.kind != mask_kind::none && p.mask.data != nullptr;
-            if (blk.bias) tile_bias(p, s, first, kb, blk.keys);
+            if (blk.bias) tile_bias(p, s, first, tile_rows, kb, blk.keys);
             blk.dropout = dropout;
-            if (dropout) tile_dropout(p, s, first, kb, rule);
+            if (dropout) tile_dropout(p, s, first, tile_rows, kb, rule);
             // the weights half of s.p that the pending tile does not hold
             float* const weights = s.p + (pending.weights == s.p ? tile_rows * block_keys : 0);
             packed_step<D, Mode, !deferred>(cols, p, s, first, blk, weights);
@@ -319,7 +319,7 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
     }
     if (Mode == step_mode::online) // tiles that saw no key at all give zeros
         for (std::size_t first = 0; first < s.count; first += tile_rows)
-            if (tile_ends(s, first).max_end <= 0) finish_tile(p, s, first);
+            if (tile_ends(s, first, tile_rows).max_end <= 0) finish_tile(p, s, first);
 }
 
 /// One piece of work: query positions [i0, i1) of every query head of key/value head kh.

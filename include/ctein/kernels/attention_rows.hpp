@@ -37,6 +37,17 @@ inline constexpr std::size_t tile_rows = 2;
 inline constexpr std::size_t vector_registers = 16;
 #endif
 
+/// Rows of the decode's tiles over 16-bit keys and values: at least 4, so that the four query
+/// heads of a grouped-query head widen each key and value once per block, not twice (its scores
+/// are not held in registers, so the prefill's 2-row limit does not apply). Paired calls, one Zen
+/// 3 core, GQA 32/8 x 128, bf16: 1.10-1.14 x at Tk 512 and 1024 (keys in the cache), 0.93-1.12 x
+/// at Tk 2048 and 4096 (read from memory; level within the machine's noise). Float rows keep
+/// tile_rows: 4 rows were 1.1 x faster in the cache, but 1.04-1.1 x slower from memory.
+inline constexpr std::size_t decode_tile_rows = std::max<std::size_t>(tile_rows, 4);
+
+/// Rows a row set's tile buffers (weights, mask, dropout) hold: the larger of the two tiles.
+inline constexpr std::size_t most_tile_rows = std::max(tile_rows, decode_tile_rows);
+
 /// Scores are kept in log2 units (q pre-scaled by scale * log2(e)), so softmax uses 2^x.
 inline constexpr float log2e = 1.44269504088896340736f;
 
@@ -71,11 +82,12 @@ inline std::size_t padded_head_size(std::size_t head_size) noexcept {
 
 using aligned_floats = std::vector<float, xsimd::aligned_allocator<float, 64>>;
 
-/// The rows a piece of work holds, `tile_rows` at a time. A row is a (head, query) pair; rows
-/// with query -1 only fill a tile (their key end is 0, so every score of theirs is masked).
+/// The rows a piece of work holds, a tile (up to tile_rows, or decode_tile_rows) at a time. A row
+/// is a (head, query) pair; rows with query -1 only fill a tile (their key end is 0, so every
+/// score of theirs is masked).
 struct row_set {
     std::size_t batch_index = 0;
-    std::size_t count = 0; ///< a multiple of tile_rows
+    std::size_t count = 0; ///< a multiple of the tile's rows
     std::size_t dp = 0;    ///< padded head size: the stride of q and o
     float* q = nullptr;    ///< scaled queries, in log2 units
     float* o = nullptr;    ///< output accumulators (unnormalised until the end)
@@ -85,11 +97,11 @@ struct row_set {
     std::ptrdiff_t* end = nullptr;
     std::uint32_t* head = nullptr;
     std::int64_t* query = nullptr;
-    /// two tiles' weights, [2][tile_rows][block_keys]: the prefill's online pass takes a tile's
-    /// P·V after the next tile's scores (prefill_pass), so one tile's weights wait meanwhile
+    /// two tiles' weights, [2][most_tile_rows][block_keys]: the prefill's online pass takes a
+    /// tile's P·V after the next tile's scores (prefill_pass), so one tile's weights wait meanwhile
     float* p = nullptr;
-    float* bias = nullptr; ///< one tile's mask, [tile_rows][block_keys]
-    float* keep = nullptr; ///< one tile's dropout factors, [tile_rows][block_keys]
+    float* bias = nullptr; ///< one tile's mask, [most_tile_rows][block_keys]
+    float* keep = nullptr; ///< one tile's dropout factors, [most_tile_rows][block_keys]
 
     [[nodiscard]] bool real(std::size_t r) const noexcept { return query[r] >= 0; }
 };
@@ -102,10 +114,10 @@ struct row_storage {
     std::vector<std::uint32_t> heads;
     std::vector<std::int64_t> queries;
 
-    /// A row set of `count` rows (a multiple of tile_rows) with padded head size `dp`, and
+    /// A row set of `count` rows (a multiple of the tile's rows) with padded head size `dp`, and
     /// `extra` further floats (64-byte aligned) at `*extra_out` for the caller.
     row_set rows(std::size_t count, std::size_t dp, std::size_t extra = 0, float** extra_out = nullptr) {
-        const std::size_t tile = tile_rows * block_keys;
+        const std::size_t tile = most_tile_rows * block_keys;
         const std::size_t m_floats = (count + lanes - 1) / lanes * lanes;
         const std::size_t extra_floats = (extra + lanes - 1) / lanes * lanes;
         const std::size_t need = 2 * count * dp + count * lanes + 2 * m_floats + 4 * tile + extra_floats;

@@ -342,30 +342,39 @@ template <std::size_t Rows, std::size_t W, class E>
     });
 }
 
-/// How many batches of features the i-th of the P·V passes covers: at most 4 (Rows x 4
-/// accumulators plus 4 value batches fill the registers), the passes as even as possible.
-constexpr std::size_t pass_width(std::size_t batches, std::size_t i) noexcept {
-    const std::size_t passes = (batches + 3) / 4;
+/// Batches of features a P·V pass of `Rows` rows covers at most: Rows x W accumulators, W value
+/// batches and a broadcast weight within the registers, with one to spare; 4 at most (2 for a
+/// 4-row tile in 16 registers).
+template <std::size_t Rows>
+inline constexpr std::size_t widest_pass = std::min<std::size_t>(4, (vector_registers - 2) / (Rows + 1));
+
+/// How many batches of features the i-th of the P·V passes covers: at most `widest`, the passes
+/// as even as possible.
+constexpr std::size_t pass_width(std::size_t batches, std::size_t widest, std::size_t i) noexcept {
+    const std::size_t passes = (batches + widest - 1) / widest;
     return batches / passes + (i < batches % passes ? 1 : 0);
 }
 
-/// Calls pass(integral_constant<W>, at) for every pass of the P·V over the padded head size
-/// (W batches of features from feature `at`): unrolled when D is known, dispatched otherwise.
-template <std::size_t D, class Pass>
+/// Calls pass(integral_constant<W>, at) for every pass of the P·V of `Rows` rows over the padded
+/// head size (W batches of features from feature `at`): unrolled when D is known, dispatched
+/// otherwise.
+template <std::size_t D, std::size_t Rows, class Pass>
 [[gnu::always_inline]] inline void for_each_value_pass(std::size_t dp, Pass&& pass) {
+    constexpr std::size_t widest = widest_pass<Rows>;
+    static_assert(widest >= 1 && widest <= 4);
     if constexpr (D != 0) {
-        constexpr std::size_t batches = D / lanes, passes = (batches + 3) / 4;
+        constexpr std::size_t batches = D / lanes, passes = (batches + widest - 1) / widest;
         std::size_t at = 0;
         unrolled<passes>([&](auto i) __attribute__((always_inline)) {
-            constexpr std::size_t width = pass_width(batches, i);
+            constexpr std::size_t width = pass_width(batches, widest, i);
             pass(std::integral_constant<std::size_t, width>{}, at);
             at += width * lanes;
         });
     } else {
-        const std::size_t batches = dp / lanes, passes = (batches + 3) / 4;
+        const std::size_t batches = dp / lanes, passes = (batches + widest - 1) / widest;
         std::size_t at = 0;
         for (std::size_t i = 0; i < passes; ++i) {
-            const std::size_t width = pass_width(batches, i);
+            const std::size_t width = pass_width(batches, widest, i);
             switch (width) {
             case 1:
                 pass(std::integral_constant<std::size_t, 1>{}, at);
@@ -390,7 +399,7 @@ template <std::size_t D, std::size_t Rows, class E>
 inline void all_weighted_values(float* o, std::size_t dp, const float* p, const E* v, std::ptrdiff_t vs,
                                 std::size_t keys) noexcept {
     if constexpr (D != 0) dp = D;
-    for_each_value_pass<D>(
+    for_each_value_pass<D, Rows>(
         dp, [&](auto width, std::size_t at) __attribute__((always_inline)) {
             weighted_values<Rows, width>(o + at, dp, p, v + at, vs, keys);
         });
@@ -437,7 +446,7 @@ inline void all_weighted_value_pairs(float* o, std::size_t dp, const float* p, c
     if constexpr (D != 0) dp = D;
     const auto* weights = reinterpret_cast<const std::uint16_t*>(p);
     const auto* pairs = static_cast<const std::uint32_t*>(v);
-    for_each_value_pass<D>(
+    for_each_value_pass<D, Rows>(
         dp, [&](auto width, std::size_t at) __attribute__((always_inline)) {
             weighted_value_pairs<Rows, width>(o + at, dp, weights, pairs + at, keys);
         });
@@ -650,7 +659,7 @@ void packed_step(std::size_t cols, const attention_problem& p, row_set& s, std::
 /// Rows of the decode path's steps: a tile of other sizes takes the next one up (its last rows
 /// are fillers, masked), so that only four versions are compiled.
 inline constexpr std::size_t row_step_rows(std::size_t rows) noexcept {
-    return rows <= 1 ? 1 : rows <= 2 ? 2 : rows <= 4 && tile_rows >= 4 ? 4 : tile_rows;
+    return rows <= 1 ? 1 : rows <= 2 ? 2 : rows <= 4 ? 4 : decode_tile_rows;
 }
 
 /// A step of rows [first, first + row_step_rows(rows)) over key rows of E: the decode path, whose
@@ -663,15 +672,13 @@ void row_step(std::size_t rows, const attention_problem& p, row_set& s, std::siz
         tile_step<D, 1, 4, step_mode::online, false, E>(p, s, first, b, s.p);
         break;
     case 2:
-        tile_step<D, std::min<std::size_t>(2, tile_rows), 4, step_mode::online, false, E>(p, s, first, b,
-                                                                                          s.p);
+        tile_step<D, 2, 4, step_mode::online, false, E>(p, s, first, b, s.p);
         break;
     case 4:
-        tile_step<D, std::min<std::size_t>(4, tile_rows), 4, step_mode::online, false, E>(p, s, first, b,
-                                                                                          s.p);
+        tile_step<D, 4, 4, step_mode::online, false, E>(p, s, first, b, s.p);
         break;
     default:
-        tile_step<D, tile_rows, 4, step_mode::online, false, E>(p, s, first, b, s.p);
+        tile_step<D, decode_tile_rows, 4, step_mode::online, false, E>(p, s, first, b, s.p);
         break;
     }
 }
