@@ -233,12 +233,14 @@ template <std::size_t Uses>
 /// Keys whose dot products row_scores computes together: each batch of a query row loaded then
 /// serves all of them. For 16-bit keys, as many as the registers allow (each of Rows x keys has
 /// two chains): one key at a time, q was loaded again for every key, and a 16-bit decode took
-/// 1.04-1.12 x as long (paired calls, one Zen 3 core, MHA and GQA, Tk 512-4096). Float keys go
+/// 1.02-1.10 x as long (paired calls, one Zen 3 core, MHA and GQA, Tk 512-2048). Float keys go
 /// one at a time: read 4 at a time, their lines were no longer read in order, and a decode whose
 /// keys came from memory (GQA 32/8 x 128, Tk 2048 and 4096) took 1.15-1.2 x as long.
 template <std::size_t Rows, class E>
-inline constexpr std::size_t keys_at_once =
-    std::is_same_v<E, float> ? 1 : std::clamp<std::size_t>(vector_registers / 2 / (2 * Rows), 1, 4);
+inline constexpr std::size_t keys_at_once = std::is_same_v<E, float>
+                                                ? 1
+                                                : std::clamp<std::size_t>(vector_registers / 2 / (2 * Rows),
+                                                                          1, 4);
 
 /// acc[r][k] += q row r's batch at feature w times key k's: the keys' batches loaded (and
 /// widened) once for all the rows, the query's once for all the keys.
@@ -246,10 +248,12 @@ template <std::size_t Rows, std::size_t Keys, class E>
 [[gnu::always_inline]] inline void add_feature_batch(batch (&acc)[Rows][Keys], const float* q, std::size_t dp,
                                                      const E* const (&key)[Keys], std::size_t w) noexcept {
     batch kw[Keys];
-    unrolled<Keys>([&](auto k) __attribute__((always_inline)) { kw[k] = shared_by<Rows>(load_widened(key[k] + w)); });
+    unrolled<Keys>([&](auto k)
+                       __attribute__((always_inline)) { kw[k] = shared_by<Rows>(load_widened(key[k] + w)); });
     unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
         const batch qr = shared_by<Keys>(batch::load_aligned(q + r * dp + w));
-        unrolled<Keys>([&](auto k) __attribute__((always_inline)) { acc[r][k] = xsimd::fma(qr, kw[k], acc[r][k]); });
+        unrolled<Keys>([&](auto k)
+                           __attribute__((always_inline)) { acc[r][k] = xsimd::fma(qr, kw[k], acc[r][k]); });
     });
 }
 
@@ -292,7 +296,8 @@ template <std::size_t Rows, class E>
             batch acc[chains][Rows][together];
             unrolled<chains>([&](auto h) __attribute__((always_inline)) {
                 unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
-                    unrolled<together>([&](auto i) __attribute__((always_inline)) { acc[h][r][i] = batch(0.0f); });
+                    unrolled<together>([&](auto i)
+                                           __attribute__((always_inline)) { acc[h][r][i] = batch(0.0f); });
                 });
             });
             std::size_t w = 0;
@@ -304,7 +309,8 @@ template <std::size_t Rows, class E>
             unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
                 unrolled<together>([&](auto i) __attribute__((always_inline)) {
                     batch sum = acc[0][r][i];
-                    unrolled<chains - 1>([&](auto h) __attribute__((always_inline)) { sum += acc[h + 1][r][i]; });
+                    unrolled<chains - 1>([&](auto h)
+                                             __attribute__((always_inline)) { sum += acc[h + 1][r][i]; });
                     partial[r][t + i] = sum;
                 });
             });
