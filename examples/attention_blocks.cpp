@@ -37,9 +37,9 @@ int main() {
     // --- README.md's "Attention blocks" snippets, as written there
     ctein::nn::attention_block<512, 8> mha; // w_q, w_k, w_v, w_o: nn.Linear(512, 512)
     mha.q_proj.weight() = ctein::load_npy<float, "o i", 512, 512>(dir + "/w_q.weight.npy"); // and so on
-    std::filesystem::remove(dir + "/w_q.weight.npy");
     auto y = mha(x, ctein::ignore_mask(mask == 0.0f)); // PyTorch: mha(x, x, x, mask), masked_fill(mask == 0)
     // ---
+    std::filesystem::remove(dir + "/w_q.weight.npy");
     std::printf("seed 000 MHA: x %s -> y %s\n", ctein::describe(x).c_str(), ctein::describe(y).c_str());
 
     ctein::tensor<float, "b s e", batch, 17, 2048> tokens;

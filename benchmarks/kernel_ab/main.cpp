@@ -4,6 +4,7 @@
 // few per cent apart: separate runs of the benchmark differ by more than that.
 //
 //   kernel_ab HQ HKV D TK TYPE [TQ [CAUSAL]]    TYPE: f32 or bf16 (the KV cache's), one thread
+#include <ctein/core/half_precision.hpp>
 #include <ctein/kernels/attention_problem.hpp>
 
 #include <algorithm>
@@ -11,7 +12,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -21,12 +21,6 @@ extern "C" void run_ctein_b(const void* problem);
 
 namespace {
 using problem = ctein::kernels::attention_problem;
-
-std::uint16_t to_bfloat16(float x) {
-    std::uint32_t bits;
-    std::memcpy(&bits, &x, sizeof bits);
-    return static_cast<std::uint16_t>(bits >> 16); // truncated: both versions read the same values
-}
 
 double seconds(const problem& p, void (*run)(const void*)) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -52,6 +46,7 @@ int main(int argc, char** argv) {
     for (std::vector<float>* x : {&q, &k, &v})
         for (float& e : *x) e = normal(rng);
     std::vector<std::uint16_t> k16(k.size()), v16(v.size());
+    const auto to_bfloat16 = [](float x) { return ctein::bfloat16(x).bits; };
     std::transform(k.begin(), k.end(), k16.begin(), to_bfloat16);
     std::transform(v.begin(), v.end(), v16.begin(), to_bfloat16);
 
@@ -62,13 +57,13 @@ int main(int argc, char** argv) {
     p.keys = tk;
     p.head_size = d;
     p.q = q.data();
-    p.q_strides = p.out_strides = {static_cast<std::ptrdiff_t>(hq * tq * d), static_cast<std::ptrdiff_t>(tq * d),
-                                   static_cast<std::ptrdiff_t>(d)};
+    p.q_strides = p.out_strides = {static_cast<std::ptrdiff_t>(hq * tq * d),
+                                   static_cast<std::ptrdiff_t>(tq * d), static_cast<std::ptrdiff_t>(d)};
     p.k = bf16 ? static_cast<const void*>(k16.data()) : k.data();
     p.v = bf16 ? static_cast<const void*>(v16.data()) : v.data();
     p.kv_type = bf16 ? ctein::kernels::element_type::bf16 : ctein::kernels::element_type::f32;
-    p.k_strides = p.v_strides = {static_cast<std::ptrdiff_t>(hkv * tk * d), static_cast<std::ptrdiff_t>(tk * d),
-                                 static_cast<std::ptrdiff_t>(d)};
+    p.k_strides = p.v_strides = {static_cast<std::ptrdiff_t>(hkv * tk * d),
+                                 static_cast<std::ptrdiff_t>(tk * d), static_cast<std::ptrdiff_t>(d)};
     p.scale = 1.0f / std::sqrt(static_cast<float>(d));
     p.causal = causal;
     p.causal_offset = causal ? static_cast<std::ptrdiff_t>(tk) - static_cast<std::ptrdiff_t>(tq) : 0;
@@ -101,6 +96,6 @@ int main(int argc, char** argv) {
     std::sort(ratios.begin(), ratios.end());
     std::printf("%s Hq %zu Hkv %zu D %zu Tk %zu Tq %zu%s: a %.1f us, b %.1f us; a / b: fastest calls %.3f, "
                 "median of rounds %.3f; max |a - b| %.2e (max |a| %.2f)\n",
-                bf16 ? "bf16" : "f32", hq, hkv, d, tk, tq, causal ? " causal" : "", best_a * 1e6, best_b * 1e6,
-                best_a / best_b, ratios[ratios.size() / 2], difference, largest);
+                bf16 ? "bf16" : "f32", hq, hkv, d, tk, tq, causal ? " causal" : "", best_a * 1e6,
+                best_b * 1e6, best_a / best_b, ratios[ratios.size() / 2], difference, largest);
 }

@@ -65,8 +65,7 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
     // the element type of the rows the steps read: the copies are floats
     const element_type rows_type = padded ? element_type::f32 : p.kv_type;
     // whole tiles (decode_tile_rows: the 16-bit ones larger), of fewer rows when there are fewer
-    const std::size_t most = rows_type == element_type::f32 ? tile_rows : decode_tile_rows;
-    const std::size_t tile = row_step_rows(std::min(rows, most));
+    const std::size_t tile = row_step_rows(std::min(rows, decode_tile_rows(rows_type == element_type::f32)));
     const std::size_t count = (rows + tile - 1) / tile * tile;
     float* copies = nullptr;
     row_set s = thread_row_storage().rows(count, dp, padded ? 2 * block_keys * dp : 0, &copies);

@@ -43,10 +43,12 @@ inline constexpr std::size_t vector_registers = 16;
 /// 3 core, GQA 32/8 x 128, bf16: 1.10-1.14 x at Tk 512 and 1024 (keys in the cache), 0.93-1.12 x
 /// at Tk 2048 and 4096 (read from memory; level within the machine's noise). Float rows keep
 /// tile_rows: 4 rows were 1.1 x faster in the cache, but 1.04-1.1 x slower from memory.
-inline constexpr std::size_t decode_tile_rows = std::max<std::size_t>(tile_rows, 4);
+constexpr std::size_t decode_tile_rows(bool float_rows) noexcept {
+    return float_rows ? tile_rows : std::max<std::size_t>(tile_rows, 4);
+}
 
-/// Rows a row set's tile buffers (weights, mask, dropout) hold: the larger of the two tiles.
-inline constexpr std::size_t most_tile_rows = std::max(tile_rows, decode_tile_rows);
+/// Rows a row set's tile buffers (weights, mask, dropout) hold: the larger of the tiles.
+inline constexpr std::size_t most_tile_rows = std::max(tile_rows, decode_tile_rows(false));
 
 /// Scores are kept in log2 units (q pre-scaled by scale * log2(e)), so softmax uses 2^x.
 inline constexpr float log2e = 1.44269504088896340736f;

@@ -665,26 +665,28 @@ void packed_step(std::size_t cols, const attention_problem& p, row_set& s, std::
 /// Rows of the decode path's steps: a tile of other sizes takes the next one up (its last rows
 /// are fillers, masked), so that only four versions are compiled.
 inline constexpr std::size_t row_step_rows(std::size_t rows) noexcept {
-    return rows <= 1 ? 1 : rows <= 2 ? 2 : rows <= 4 ? 4 : decode_tile_rows;
+    return rows <= 1 ? 1 : rows <= 2 ? 2 : rows <= 4 ? 4 : most_tile_rows;
 }
 
 /// A step of rows [first, first + row_step_rows(rows)) over key rows of E: the decode path, whose
 /// tiles are the few (head, query) rows of one key/value head.
+/// Steps larger than E's decode tile are never asked for: capped, they compile to the same one.
 template <std::size_t D, class E>
 void row_step(std::size_t rows, const attention_problem& p, row_set& s, std::size_t first,
               const key_block& b) noexcept {
+    constexpr std::size_t most = decode_tile_rows(std::is_same_v<E, float>);
     switch (row_step_rows(rows)) {
     case 1:
         tile_step<D, 1, 4, step_mode::online, false, E>(p, s, first, b, s.p);
         break;
     case 2:
-        tile_step<D, 2, 4, step_mode::online, false, E>(p, s, first, b, s.p);
+        tile_step<D, std::min<std::size_t>(2, most), 4, step_mode::online, false, E>(p, s, first, b, s.p);
         break;
     case 4:
-        tile_step<D, 4, 4, step_mode::online, false, E>(p, s, first, b, s.p);
+        tile_step<D, std::min<std::size_t>(4, most), 4, step_mode::online, false, E>(p, s, first, b, s.p);
         break;
     default:
-        tile_step<D, decode_tile_rows, 4, step_mode::online, false, E>(p, s, first, b, s.p);
+        tile_step<D, most, 4, step_mode::online, false, E>(p, s, first, b, s.p);
         break;
     }
 }
