@@ -19,32 +19,66 @@
 namespace ctein::kernels {
 
 namespace detail {
-/// A 64-byte vector (one cache line) of `U`, in the vector extensions g++ and clang share
+/// A vector of `Bytes` bytes of `Element`-byte lanes, in the vector extensions g++ and clang share
 /// (spelled out per size: g++ drops the attribute on a dependent type).
-template <std::size_t Bytes>
-struct line_vector;
+template <std::size_t Bytes, std::size_t Element>
+struct lane_vector;
 template <>
-struct line_vector<4> {
+struct lane_vector<16, 4> {
+    typedef std::uint32_t type __attribute__((vector_size(16)));
+};
+template <>
+struct lane_vector<16, 8> {
+    typedef std::uint64_t type __attribute__((vector_size(16)));
+};
+template <>
+struct lane_vector<32, 4> {
+    typedef std::uint32_t type __attribute__((vector_size(32)));
+};
+template <>
+struct lane_vector<32, 8> {
+    typedef std::uint64_t type __attribute__((vector_size(32)));
+};
+template <>
+struct lane_vector<64, 4> {
     typedef std::uint32_t type __attribute__((vector_size(64)));
 };
 template <>
-struct line_vector<8> {
+struct lane_vector<64, 8> {
     typedef std::uint64_t type __attribute__((vector_size(64)));
 };
+/// One cache line of U.
 template <class U>
-using line_of = typename line_vector<sizeof(U)>::type;
+using line_of = typename lane_vector<64, sizeof(U)>::type;
 
 template <class U>
 inline constexpr std::size_t line_lanes = 64 / sizeof(U);
 
-/// `out` = the lanes of `a` and `b` interleaved: the first halves (`Half` = 0) or the second ones.
-/// (Vectors by reference: passed or returned by value, 64-byte vectors of a build without AVX-512
-/// would change the ABI, which g++ reports.)
-template <std::size_t Half, class U, std::size_t... I>
-[[gnu::always_inline]] inline void interleave(const line_of<U>& a, const line_of<U>& b, line_of<U>& out,
+/// `out` = the lanes of `a` and `b` (vectors of `n` lanes) interleaved: the first halves
+/// (`Half` = 0) or the second ones. (Vectors by reference: passed or returned by value, 64-byte
+/// vectors of a build without AVX-512 would change the ABI, which g++ reports.)
+template <std::size_t Half, class V, std::size_t... I>
+[[gnu::always_inline]] inline void interleave(const V& a, const V& b, V& out,
                                               std::index_sequence<I...>) noexcept {
-    constexpr std::size_t n = line_lanes<U>;
+    constexpr std::size_t n = sizeof...(I);
     out = __builtin_shufflevector(a, b, (I % 2 == 0 ? Half * n / 2 + I / 2 : n + Half * n / 2 + I / 2)...);
+}
+
+/// Transposes the square tile of `n` vectors of `n` lanes in place: log2(n) rounds of
+/// interleaving row i with row i + n/2 (a perfect shuffle, applied log2(n) times, transposes),
+/// unrolled at compile time so that the tile stays in registers (a loop form went through the
+/// stack: measured 1.7 cycles an element instead of 0.6).
+template <class V, std::size_t n>
+[[gnu::always_inline]] inline void transpose_square(std::array<V, n>& r) noexcept {
+    const auto round = [&]<std::size_t... I>(std::index_sequence<I...>) __attribute__((always_inline)) {
+        constexpr auto lanes = std::make_index_sequence<n>{};
+        std::array<V, n> next;
+        (interleave<0>(r[I], r[I + n / 2], next[2 * I], lanes), ...);
+        (interleave<1>(r[I], r[I + n / 2], next[2 * I + 1], lanes), ...);
+        r = next;
+    };
+#pragma GCC unroll 8
+    for (std::size_t width = 1; width < n; width *= 2) round(std::make_index_sequence<n / 2>{});
 }
 
 /// Writes the line `v` to `to` (streaming only where `to` is aligned to a batch).
@@ -63,11 +97,14 @@ void store_line(T* to, const Line& v) noexcept {
 /// Whether tiles of T are transposed in registers.
 template <class T>
 inline constexpr bool transposes_in_registers = has_bits_batch<T> && (sizeof(T) == 4 || sizeof(T) == 8);
-/// A square tile of lines (one cache line of U each), transposed in registers: log2(lanes)
-/// rounds of interleaving row i with row i + lanes/2 (a perfect shuffle, applied log2(n) times,
-/// transposes), unrolled at compile time so that the tile never leaves the registers (a loop
-/// form went through the stack: measured 1.7 cycles an element instead of 0.6). The strided
-/// copy's transpose, the GEMM's packing and the attention kernel's packing of K use it.
+/// Bytes of the widest vector the build enables (xsimd's batches: 16, 32 or 64).
+inline constexpr std::size_t native_vector_bytes = sizeof(xsimd::batch<float>);
+
+/// A square tile of lines (one cache line of U each), transposed in registers. Where the build's
+/// vectors are narrower than a line, in square blocks of native vectors: g++ 12 lowered the
+/// shuffles of 64-byte vectors on AVX2 to 1008 scalar moves per 16 x 16 floats, and packing K
+/// took 10 % of a causal prefill (D = 128, T = 512, one Zen 3 core). The strided copy's
+/// transpose, the GEMM's packing and the attention kernel's packing of K use it.
 template <class U>
 struct line_tile {
     static constexpr std::size_t n = line_lanes<U>;
@@ -88,21 +125,31 @@ struct line_tile {
     }
 
     void transpose() noexcept {
-#pragma GCC unroll 8
-        for (std::size_t round = 1; round < n; round *= 2) {
-            std::array<line_of<U>, n> next;
-            interleave_into(next, std::make_index_sequence<n / 2>{});
-            r = next;
+        constexpr std::size_t bytes = std::min<std::size_t>(native_vector_bytes, 64);
+        if constexpr (bytes == 64) {
+            transpose_square(r);
+        } else {
+            using part = typename lane_vector<bytes, sizeof(U)>::type;
+            constexpr std::size_t m = bytes / sizeof(U), blocks = n / m;
+            std::array<line_of<U>, n> out;
+            // block (i, j) of the result is block (j, i) of the tile, transposed
+#pragma GCC unroll 4
+            for (std::size_t i = 0; i < blocks; ++i) {
+#pragma GCC unroll 4
+                for (std::size_t j = 0; j < blocks; ++j) {
+                    std::array<part, m> block;
+#pragma GCC unroll 16
+                    for (std::size_t t = 0; t < m; ++t)
+                        std::memcpy(&block[t], reinterpret_cast<const char*>(&r[j * m + t]) + i * bytes,
+                                    bytes);
+                    transpose_square(block);
+#pragma GCC unroll 16
+                    for (std::size_t t = 0; t < m; ++t)
+                        std::memcpy(reinterpret_cast<char*>(&out[i * m + t]) + j * bytes, &block[t], bytes);
+                }
+            }
+            r = out;
         }
-    }
-
-private:
-    template <std::size_t... I>
-    [[gnu::always_inline]] void interleave_into(std::array<line_of<U>, n>& next,
-                                                std::index_sequence<I...>) const noexcept {
-        constexpr auto lanes = std::make_index_sequence<n>{};
-        (interleave<0, U>(r[I], r[I + n / 2], next[2 * I], lanes), ...);
-        (interleave<1, U>(r[I], r[I + n / 2], next[2 * I + 1], lanes), ...);
     }
 };
 } // namespace detail
