@@ -50,6 +50,11 @@ constexpr std::size_t decode_tile_rows(bool float_rows) noexcept {
 /// Rows a row set's tile buffers (weights, mask, dropout) hold: the larger of the tiles.
 inline constexpr std::size_t most_tile_rows = std::max(tile_rows, decode_tile_rows(false));
 
+/// Tiles per round of the prefill's online pass (prefill_pass): their weights, kept from the
+/// round's scores to its P·V, take 16 KiB, so they stay in L1 beside a block of K or V.
+inline constexpr std::size_t round_tiles =
+    std::max<std::size_t>(1, (std::size_t{16} << 10) / (tile_rows * block_keys * sizeof(float)));
+
 /// Scores are kept in log2 units (q pre-scaled by scale * log2(e)), so softmax uses 2^x.
 inline constexpr float log2e = 1.44269504088896340736f;
 
@@ -99,8 +104,8 @@ struct row_set {
     std::ptrdiff_t* end = nullptr;
     std::uint32_t* head = nullptr;
     std::int64_t* query = nullptr;
-    /// two tiles' weights, [2][most_tile_rows][block_keys]: the prefill's online pass takes a
-    /// tile's P·V after the next tile's scores (prefill_pass), so one tile's weights wait meanwhile
+    /// weights: a round of the prefill's tiles, [round_tiles][tile_rows][block_keys] (prefill_pass);
+    /// the decode's one tile, [most_tile_rows][block_keys]
     float* p = nullptr;
     float* bias = nullptr; ///< one tile's mask, [most_tile_rows][block_keys]
     float* keep = nullptr; ///< one tile's dropout factors, [most_tile_rows][block_keys]
@@ -122,7 +127,9 @@ struct row_storage {
         const std::size_t tile = most_tile_rows * block_keys;
         const std::size_t m_floats = (count + lanes - 1) / lanes * lanes;
         const std::size_t extra_floats = (extra + lanes - 1) / lanes * lanes;
-        const std::size_t need = 2 * count * dp + count * lanes + 2 * m_floats + 4 * tile + extra_floats;
+        const std::size_t weights = std::max(tile, round_tiles * tile_rows * block_keys);
+        const std::size_t need =
+            2 * count * dp + count * lanes + 2 * m_floats + weights + 2 * tile + extra_floats;
         if (floats.size() < need) floats.resize(need);
         if (ends.size() < count) {
             ends.resize(count);
@@ -139,7 +146,7 @@ struct row_storage {
         s.l = take(count * lanes);
         s.m = take(m_floats);
         s.t = take(m_floats);
-        s.p = take(2 * tile);
+        s.p = take(weights);
         s.bias = take(tile);
         s.keep = take(tile);
         if (extra_out) *extra_out = take(extra_floats);
