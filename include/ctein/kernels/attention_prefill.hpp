@@ -137,10 +137,11 @@ inline constexpr std::size_t k_tile = kernels::detail::line_lanes<float>;
 /// Transposes the k_tile x k_tile tile at `from` (rows `stride` apart) into `to` (rows block_keys
 /// apart) in registers.
 inline void transpose_tile(const float* from, std::ptrdiff_t stride, float* to) noexcept {
-    kernels::detail::line_tile<float> tile;
-    tile.load<k_tile>(from, stride);
-    tile.transpose();
-    for (std::size_t t = 0; t < k_tile; ++t) std::memcpy(to + t * block_keys, &tile.r[t], sizeof tile.r[t]);
+    kernels::detail::transpose_lines<float, k_tile>(
+        from,
+        stride, [&](std::size_t line, std::size_t lane, const auto& part) __attribute__((always_inline)) {
+            std::memcpy(to + line * block_keys + lane, &part, sizeof part);
+        });
 }
 
 /// Copies values [first, first + keys) of (b, kh) as aligned, zero-padded floats, unless they are

@@ -17,7 +17,6 @@
 
 namespace ctein::kernels {
 
-
 /// Packs rows [0, rows) (at most `Tile::rows`) and steps [0, kc) of A, element (i, k) at
 /// `a[i * row_stride + k * k_stride]`, into `panel[k * Tile::rows + i]`. Rows past `rows` are
 /// left as they were: the micro-kernel for `rows` rows never reads them. `panel` has room for
@@ -36,13 +35,12 @@ void pack_a_panel(const T* a, std::ptrdiff_t row_stride, std::ptrdiff_t k_stride
             for (; k + n <= kc; k += n) {
                 detail::line_tile<U> tiles[groups];
                 [&]<std::size_t... G>(std::index_sequence<G...>) {
-                    (tiles[G].template load<std::min(n, mr - G * n)>(
+                    (tiles[G].template load_transposed<std::min(n, mr - G * n)>(
                          a + static_cast<std::ptrdiff_t>(G * n) * row_stride + k, row_stride),
                      ...);
                 }
                 (std::make_index_sequence<groups>{});
-                for (auto& t : tiles) t.transpose();
-                    // in order of k, the lanes of a line past `mr` are overwritten by the next line
+                // in order of k, the lanes of a line past `mr` are overwritten by the next line
 #pragma GCC unroll 16
                 for (std::size_t s = 0; s < n; ++s)
 #pragma GCC unroll 4
@@ -88,8 +86,7 @@ void pack_b_panel(const T* b, std::ptrdiff_t k_stride, std::ptrdiff_t col_stride
                 std::size_t k = 0;
                 for (; k + n <= kc; k += n) {
                     detail::line_tile<U> tile;
-                    tile.template load<n>(from + k, col_stride);
-                    tile.transpose();
+                    tile.template load_transposed<n>(from + k, col_stride);
 #pragma GCC unroll 16
                     for (std::size_t s = 0; s < n; ++s)
                         std::memcpy(panel + (k + s) * nr + j, &tile.r[s], sizeof(tile.r[s]));

@@ -81,7 +81,8 @@ template <class V, std::size_t n>
     for (std::size_t width = 1; width < n; width *= 2) round(std::make_index_sequence<n / 2>{});
 }
 
-/// Writes the line `v` to `to` (streaming only where `to` is aligned to a batch).
+/// Writes the vector `v` (a line, or a block's part of one) to `to` (streaming only where `to` is
+/// aligned to a batch).
 template <store_kind Stores, class T, class Line>
 void store_line(T* to, const Line& v) noexcept {
     using batch = xsimd::batch<bits_of<T>>;
@@ -100,56 +101,58 @@ inline constexpr bool transposes_in_registers = has_bits_batch<T> && (sizeof(T) 
 /// Bytes of the widest vector the build enables (xsimd's batches: 16, 32 or 64).
 inline constexpr std::size_t native_vector_bytes = sizeof(xsimd::batch<float>);
 
-/// A square tile of lines (one cache line of U each), transposed in registers. Where the build's
-/// vectors are narrower than a line, in square blocks of native vectors: g++ 12 lowered the
+/// Transposes the square tile of line_lanes<U> lines (one cache line of U each) whose first `Count`
+/// lines are at `src`, `stride` elements apart (the others are zeros), in registers: in square
+/// blocks of the build's vectors, each loaded from `src`, transposed, and handed at once to
+/// `put(line, lane, part)`, where `part` holds lanes [lane, lane + its lanes) of line `line` of the
+/// transposed tile. (One 64-byte transpose where the vectors are that wide: g++ 12 lowered the
 /// shuffles of 64-byte vectors on AVX2 to 1008 scalar moves per 16 x 16 floats, and packing K
-/// took 10 % of a causal prefill (D = 128, T = 512, one Zen 3 core). The strided copy's
+/// took 10 % of a causal prefill, D = 128, T = 512, on one Zen 3 core.) The strided copy's
 /// transpose, the GEMM's packing and the attention kernel's packing of K use it.
+template <class U, std::size_t Count, class T, class Put>
+[[gnu::always_inline]] inline void transpose_lines(const T* src, std::ptrdiff_t stride, Put&& put) noexcept {
+    constexpr std::size_t n = line_lanes<U>, bytes = std::min<std::size_t>(native_vector_bytes, 64);
+    constexpr std::size_t m = bytes / sizeof(U), blocks = n / m;
+    static_assert(Count <= n);
+    using part = typename lane_vector<bytes, sizeof(U)>::type;
+    // block (i, j) of the result is block (j, i) of the tile, transposed
+#pragma GCC unroll 4
+    for (std::size_t i = 0; i < blocks; ++i) {
+#pragma GCC unroll 4
+        for (std::size_t j = 0; j < blocks; ++j) {
+            std::array<part, m> block;
+#pragma GCC unroll 16
+            for (std::size_t t = 0; t < m; ++t) {
+                if (j * m + t < Count) {
+                    std::memcpy(&block[t], src + static_cast<std::ptrdiff_t>(j * m + t) * stride + i * m,
+                                bytes);
+                } else {
+                    block[t] = part{};
+                }
+            }
+            transpose_square(block);
+#pragma GCC unroll 16
+            for (std::size_t t = 0; t < m; ++t) put(i * m + t, j * m, block[t]);
+        }
+    }
+}
+
+/// A square tile of lines (one cache line of U each), transposed in registers (transpose_lines),
+/// kept whole: the GEMM's packing writes each line in order.
 template <class U>
 struct line_tile {
     static constexpr std::size_t n = line_lanes<U>;
     std::array<line_of<U>, n> r;
 
-    /// Loads `Count` lines starting `stride` elements apart; the others are zero.
+    /// Loads the transpose of the tile whose first `Count` lines start `stride` elements apart
+    /// (the others are zero).
     template <std::size_t Count, class T>
-    void load(const T* src, std::ptrdiff_t stride) noexcept {
-        static_assert(Count <= n);
-#pragma GCC unroll 16
-        for (std::size_t i = 0; i < n; ++i) {
-            if (i < Count) {
-                std::memcpy(&r[i], src + static_cast<std::ptrdiff_t>(i) * stride, sizeof(line_of<U>));
-            } else {
-                r[i] = line_of<U>{};
-            }
-        }
-    }
-
-    void transpose() noexcept {
-        constexpr std::size_t bytes = std::min<std::size_t>(native_vector_bytes, 64);
-        if constexpr (bytes == 64) {
-            transpose_square(r);
-        } else {
-            using part = typename lane_vector<bytes, sizeof(U)>::type;
-            constexpr std::size_t m = bytes / sizeof(U), blocks = n / m;
-            std::array<line_of<U>, n> out;
-            // block (i, j) of the result is block (j, i) of the tile, transposed
-#pragma GCC unroll 4
-            for (std::size_t i = 0; i < blocks; ++i) {
-#pragma GCC unroll 4
-                for (std::size_t j = 0; j < blocks; ++j) {
-                    std::array<part, m> block;
-#pragma GCC unroll 16
-                    for (std::size_t t = 0; t < m; ++t)
-                        std::memcpy(&block[t], reinterpret_cast<const char*>(&r[j * m + t]) + i * bytes,
-                                    bytes);
-                    transpose_square(block);
-#pragma GCC unroll 16
-                    for (std::size_t t = 0; t < m; ++t)
-                        std::memcpy(reinterpret_cast<char*>(&out[i * m + t]) + j * bytes, &block[t], bytes);
-                }
-            }
-            r = out;
-        }
+    void load_transposed(const T* src, std::ptrdiff_t stride) noexcept {
+        transpose_lines<U, Count>(
+            src,
+            stride, [&](std::size_t line, std::size_t lane, const auto& part) __attribute__((always_inline)) {
+                std::memcpy(reinterpret_cast<char*>(&r[line]) + lane * sizeof(U), &part, sizeof part);
+            });
     }
 };
 } // namespace detail
@@ -164,13 +167,12 @@ void transpose_tiled(const T* src, std::ptrdiff_t src_stride, std::size_t rows, 
         const std::size_t a1 = std::min(rows, a0 + tile), b1 = std::min(cols, b0 + tile);
         if constexpr (detail::transposes_in_registers<T>) {
             if (a1 - a0 == tile && b1 - b0 == tile) {
-                detail::line_tile<bits_of<T>> lines;
-                lines.template load<tile>(src + static_cast<std::ptrdiff_t>(b0) * src_stride + a0,
-                                          src_stride);
-                lines.transpose();
-                for (std::size_t a = 0; a < tile; ++a)
-                    detail::store_line<Stores>(dst + static_cast<std::ptrdiff_t>(a0 + a) * dst_stride + b0,
-                                               lines.r[a]);
+                detail::transpose_lines<bits_of<T>, tile>(
+                    src + static_cast<std::ptrdiff_t>(b0) * src_stride + a0, src_stride,
+                    [&](std::size_t a, std::size_t b, const auto& part) __attribute__((always_inline)) {
+                        detail::store_line<Stores>(
+                            dst + static_cast<std::ptrdiff_t>(a0 + a) * dst_stride + b0 + b, part);
+                    });
                 return;
             }
         }
