@@ -4,6 +4,7 @@
     build-bench/benchmarks/ctein_bench_attention --benchmark_out=attention.json
     build-bench/benchmarks/ctein_bench_attention_torch113 --benchmark_out=attention_torch113.json
     python3 benchmarks/attention_table.py attention.json attention_torch113.json
+    python3 benchmarks/attention_table.py --fastest run1/attention*.json run2/attention*.json
 
 Each file's rows are read as the binary named them ("prefill/D:64/H:12/T:512/causal/threads:1/ctein"):
 a ratio column comes from the ctein row of the file that also ran that peer, where the peer was
@@ -73,15 +74,21 @@ def context_line(path):
             (f", load average at start {load_avg}" if load_avg else ""))
 
 
-def load(paths):
+def load(paths, fastest=False):
     """The rows of every file. A row in several files (ctein's, run next to each torch) keeps the
-    first file's counters and takes only the counters it lacks (that file's vs_<torch>) from the others."""
+    first file's counters and takes only the counters it lacks (that file's vs_<torch>) from the others.
+    With `fastest` (files of repeated runs of the same binaries), a row keeps the counters of the
+    file whose call was fastest ("seconds"), so each figure is the fastest call over every run."""
     rows = {}
     for path in paths:
         for key, counters in load_file(path).items():
             merged = rows.setdefault(key, {})
+            faster = fastest and counters.get("seconds", float("inf")) < merged.get("seconds", float("inf"))
             for counter, value in counters.items():
-                merged.setdefault(counter, value)
+                if faster:
+                    merged[counter] = value
+                else:
+                    merged.setdefault(counter, value)
     return rows
 
 
@@ -259,8 +266,10 @@ def memory_table(rows, torches):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("json", nargs="+", help="--benchmark_out files of ctein_bench_attention*")
+    parser.add_argument("--fastest", action="store_true",
+                        help="the files are repeated runs: each row from the run of its fastest call")
     args = parser.parse_args()
-    rows = load(args.json)
+    rows = load(args.json, args.fastest)
     if not rows:
         sys.exit("no attention rows in " + ", ".join(args.json))
     torches = torch_names(rows)

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "detail/quiet_intrinsics_begin.hpp"
@@ -19,37 +20,29 @@
 namespace ctein::kernels {
 
 namespace detail {
-/// A vector of `Bytes` bytes of `Element`-byte lanes, in the vector extensions g++ and clang share
-/// (spelled out per size: g++ drops the attribute on a dependent type).
+/// Vectors of 16, 32 and 64 bytes of 4- and 8-byte lanes, in the vector extensions g++ and clang
+/// share (spelled out per size: g++ drops the attribute on a dependent type).
+namespace vectors {
+typedef std::uint32_t u32x4 __attribute__((vector_size(16)));
+typedef std::uint32_t u32x8 __attribute__((vector_size(32)));
+typedef std::uint32_t u32x16 __attribute__((vector_size(64)));
+typedef std::uint64_t u64x2 __attribute__((vector_size(16)));
+typedef std::uint64_t u64x4 __attribute__((vector_size(32)));
+typedef std::uint64_t u64x8 __attribute__((vector_size(64)));
+} // namespace vectors
+
+/// The vector of `Bytes` bytes (16, 32 or 64) of `Element`-byte lanes (4 or 8).
 template <std::size_t Bytes, std::size_t Element>
-struct lane_vector;
-template <>
-struct lane_vector<16, 4> {
-    typedef std::uint32_t type __attribute__((vector_size(16)));
-};
-template <>
-struct lane_vector<16, 8> {
-    typedef std::uint64_t type __attribute__((vector_size(16)));
-};
-template <>
-struct lane_vector<32, 4> {
-    typedef std::uint32_t type __attribute__((vector_size(32)));
-};
-template <>
-struct lane_vector<32, 8> {
-    typedef std::uint64_t type __attribute__((vector_size(32)));
-};
-template <>
-struct lane_vector<64, 4> {
-    typedef std::uint32_t type __attribute__((vector_size(64)));
-};
-template <>
-struct lane_vector<64, 8> {
-    typedef std::uint64_t type __attribute__((vector_size(64)));
-};
+using lane_vector =
+    std::conditional_t<Element == 4,
+                       std::conditional_t<Bytes == 16, vectors::u32x4,
+                                          std::conditional_t<Bytes == 32, vectors::u32x8, vectors::u32x16>>,
+                       std::conditional_t<Bytes == 16, vectors::u64x2,
+                                          std::conditional_t<Bytes == 32, vectors::u64x4, vectors::u64x8>>>;
+
 /// One cache line of U.
 template <class U>
-using line_of = typename lane_vector<64, sizeof(U)>::type;
+using line_of = lane_vector<64, sizeof(U)>;
 
 template <class U>
 inline constexpr std::size_t line_lanes = 64 / sizeof(U);
@@ -114,7 +107,7 @@ template <class U, std::size_t Count, class T, class Put>
     constexpr std::size_t n = line_lanes<U>, bytes = std::min<std::size_t>(native_vector_bytes, 64);
     constexpr std::size_t m = bytes / sizeof(U), blocks = n / m;
     static_assert(Count <= n);
-    using part = typename lane_vector<bytes, sizeof(U)>::type;
+    using part = lane_vector<bytes, sizeof(U)>;
     // block (i, j) of the result is block (j, i) of the tile, transposed
 #pragma GCC unroll 4
     for (std::size_t i = 0; i < blocks; ++i) {
