@@ -259,7 +259,7 @@ inline void finish_tile(const attention_problem& p, const row_set& s, std::size_
 /// The online pass takes a block in rounds of up to round_tiles tiles: the scores and weights of
 /// each tile of the round, then the P·V of each. K's block alone is then read in the first half
 /// and V's in the second: read by turns in each step, at d = 128 the two filled an AVX2 core's
-/// L1 (16 KiB each for a 32-key block) and the prefill ran 1.05-1.07 x slower (one Zen 3 core,
+/// L1 (16 KiB each for a 32-key block) and the prefill ran 1.05-1.2 x slower (one Zen 3 core,
 /// paired calls). And no P·V waits on its own tile's softmax.
 template <std::size_t D, step_mode Mode>
 void prefill_pass(const attention_problem& p, const packed_operands& ops, row_set& s, std::size_t kh) {
