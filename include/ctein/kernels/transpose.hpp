@@ -107,6 +107,8 @@ template <class U, std::size_t Count, class T, class Put>
     constexpr std::size_t n = line_lanes<U>, bytes = std::min<std::size_t>(native_vector_bytes, 64);
     constexpr std::size_t m = bytes / sizeof(U), blocks = n / m;
     static_assert(Count <= n);
+    static_assert(bytes == 16 || bytes == 32 || bytes == 64,
+                  "lane_vector has vectors of 16, 32 and 64 bytes");
     using part = lane_vector<bytes, sizeof(U)>;
     // block (i, j) of the result is block (j, i) of the tile, transposed
 #pragma GCC unroll 4
