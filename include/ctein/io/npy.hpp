@@ -68,7 +68,9 @@ struct npy_header {
 /// The value of `key` in numpy's header dict (a Python literal): from after "'key':" to the
 /// matching close of a (...) or up to the next ',' or '}'.
 inline std::string_view npy_value(std::string_view dict, std::string_view key, const std::string& file) {
-    const std::string quoted = "'" + std::string(key) + "'";
+    // appended piece by piece: g++ 12 warns (-Wrestrict, a false positive) on "'" + std::string
+    std::string quoted(1, '\'');
+    quoted.append(key).push_back('\'');
     std::size_t at = dict.find(quoted);
     if (at == std::string_view::npos)
         throw file_error(file + ": .npy header has no '" + std::string(key) + "'");
@@ -165,7 +167,8 @@ declared_lengths(const std::vector<std::size_t>& shape, const std::string& what)
     std::uint64_t count = 1;
     for (std::size_t r = 0; r < rank; ++r) {
         if (declared[r] != dyn && declared[r] != shape[r]) {
-            const std::string axis = names.count == rank ? std::string(names[r]) : "#" + std::to_string(r);
+            const std::string axis = names.count == rank ? std::string(names[r])
+                                                         : std::string(1, '#').append(std::to_string(r));
             throw file_error(what + ": axis " + axis + " has length " + std::to_string(shape[r]) +
                              " in the file, " + std::to_string(declared[r]) + " in the type");
         }
