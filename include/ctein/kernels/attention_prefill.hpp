@@ -364,8 +364,9 @@ void prefill_piece(const attention_problem& p, const packed_operands& ops, std::
     }
 }
 
-/// The prefill path: pack K (and V when padded), then the pieces, largest first (under a causal
-/// mask the last query tiles see the most keys), each claimed by whichever thread is free.
+/// The prefill path: pack K (and V when padded), then the pieces, head by head and largest first
+/// (under a causal mask the last query tiles see the most keys), each claimed by whichever thread
+/// is free.
 template <std::size_t D>
 void prefill(const attention_problem& p, std::size_t dp) {
     thread_pool& pool = thread_pool::instance();
@@ -380,16 +381,25 @@ void prefill(const attention_problem& p, std::size_t dp) {
     const std::size_t piece = prefill_queries(p.query_heads / p.kv_heads);
     const std::size_t tiles = (p.queries + piece - 1) / piece;
     std::vector<std::size_t> order(heads * tiles);
-    std::vector<std::ptrdiff_t> cost(order.size());
+    std::vector<std::ptrdiff_t> cost(order.size()), head_cost(heads, 0);
     for (std::size_t item = 0; item < order.size(); ++item) {
         const std::size_t b = item / p.kv_heads / tiles, t = item % tiles;
         const std::size_t i0 = t * piece, i1 = std::min(p.queries, i0 + piece);
         cost[item] = 0;
         for (std::size_t i = i0; i < i1; ++i) cost[item] += key_end(p, b, i);
+        head_cost[item / tiles] += cost[item];
     }
+    // Head by head, so that the pieces running together share their K and V in the cache (taking
+    // every head's largest piece first read 12 heads' K and V by turns: a causal prefill of
+    // 12 × 64 at T = 4096 took 1.2 × as long as one head at a time); the costliest heads first,
+    // and within a head the costliest pieces, so that the last pieces claimed are small.
     std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t c) { return cost[a] > cost[c]; });
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t c) {
+        const std::ptrdiff_t ha = head_cost[a / tiles], hc = head_cost[c / tiles];
+        if (ha != hc) return ha > hc;
+        if (a / tiles != c / tiles) return a < c;
+        return cost[a] > cost[c];
+    });
     pool.run(order.size(), threads, [&](std::size_t n) {
         const std::size_t item = order[n], bh = item / tiles, t = item % tiles;
         const std::size_t i0 = t * piece, i1 = std::min(p.queries, i0 + piece);
