@@ -3,7 +3,8 @@
 // (a VM whose FMA loop reads 71-98 GFLOP/s from second to second) only such paired calls tell a
 // few per cent apart: separate runs of the benchmark differ by more than that.
 //
-//   kernel_ab HQ HKV D TK TYPE [TQ [CAUSAL]]    TYPE: f32 or bf16 (the KV cache's), one thread
+//   kernel_ab HQ HKV D TK TYPE [TQ [CAUSAL [THREADS]]]    TYPE: f32 or bf16 (the KV cache's);
+//   THREADS: 1 unless given (each version has its own pool of workers)
 #include <ctein/core/half_precision.hpp>
 #include <ctein/kernels/attention_problem.hpp>
 
@@ -31,7 +32,7 @@ double seconds(const problem& p, void (*run)(const void*)) {
 
 int main(int argc, char** argv) {
     if (argc < 6) {
-        std::fprintf(stderr, "usage: %s HQ HKV D TK f32|bf16 [TQ [CAUSAL]]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s HQ HKV D TK f32|bf16 [TQ [CAUSAL [THREADS]]]\n", argv[0]);
         return 2;
     }
     const std::size_t hq = std::stoul(argv[1]), hkv = std::stoul(argv[2]), d = std::stoul(argv[3]),
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
     const bool bf16 = std::string(argv[5]) == "bf16";
     const std::size_t tq = argc > 6 ? std::stoul(argv[6]) : 1;
     const bool causal = argc > 7 && std::stoi(argv[7]) != 0;
+    const std::size_t threads = argc > 8 ? std::stoul(argv[8]) : 1;
 
     std::mt19937 rng(1);
     std::normal_distribution<float> normal;
@@ -66,6 +68,7 @@ int main(int argc, char** argv) {
                                  static_cast<std::ptrdiff_t>(tk * d), static_cast<std::ptrdiff_t>(d)};
     p.scale = 1.0f / std::sqrt(static_cast<float>(d));
     p.causal = causal;
+    p.threads = threads;
     p.causal_offset = causal ? static_cast<std::ptrdiff_t>(tk) - static_cast<std::ptrdiff_t>(tq) : 0;
     problem pa = p, pb = p;
     pa.out = out_a.data();
@@ -94,8 +97,8 @@ int main(int argc, char** argv) {
         ratios.push_back(a / b);
     }
     std::sort(ratios.begin(), ratios.end());
-    std::printf("%s Hq %zu Hkv %zu D %zu Tk %zu Tq %zu%s: a %.1f us, b %.1f us; a / b: fastest calls %.3f, "
+    std::printf("%s Hq %zu Hkv %zu D %zu Tk %zu Tq %zu%s, %zu thread(s): a %.1f us, b %.1f us; a / b: fastest calls %.3f, "
                 "median of rounds %.3f; max |a - b| %.2e (max |a| %.2f)\n",
-                bf16 ? "bf16" : "f32", hq, hkv, d, tk, tq, causal ? " causal" : "", best_a * 1e6,
+                bf16 ? "bf16" : "f32", hq, hkv, d, tk, tq, causal ? " causal" : "", threads, best_a * 1e6,
                 best_b * 1e6, best_a / best_b, ratios[ratios.size() / 2], difference, largest);
 }
