@@ -77,6 +77,16 @@ struct key_block {
 namespace tile_vectors {
 typedef float floats __attribute__((vector_size(lanes * sizeof(float))));
 
+/// A batch as the compiler's vector of floats, and back, register to register: copied with
+/// memcpy, g++ 12 moved batches through the stack in 16-byte halves and reloaded them whole, each
+/// reload waiting on both stores (on AVX2 a 16-bit decode's q·kᵀ took 1.2 x as long).
+[[gnu::always_inline]] inline floats as_floats(batch x) noexcept {
+    return static_cast<floats>(static_cast<batch::register_type>(x));
+}
+[[gnu::always_inline]] inline batch as_batch(floats x) noexcept {
+    return batch(static_cast<batch::register_type>(x));
+}
+
 /// Lane L of a fold with half-width W: the low halves of the W-wide groups of a and b, side by
 /// side (the high halves are the same indices plus W).
 constexpr int fold_index(std::size_t w, std::size_t lane) noexcept {
@@ -110,20 +120,15 @@ template <std::size_t... L>
 /// into t) instead of a horizontal sum per batch; they leave slot t's sum in lane bit_reversed(t),
 /// and one shuffle puts it back.
 [[gnu::always_inline]] inline batch transposed_sums(const batch (&slots)[lanes]) noexcept {
-    using tile_vectors::floats;
-    using native = typename batch::register_type;
-    // Converted register to register: copied with memcpy, g++ 12 moved the batches through the
-    // stack in 16-byte halves, and reloading them whole waited on both stores (on AVX2 a 16-bit
-    // decode's q·kᵀ took 1.2 x as long).
-    floats v[lanes];
-    for (std::size_t t = 0; t < lanes; ++t) v[t] = static_cast<floats>(static_cast<native>(slots[t]));
+    tile_vectors::floats v[lanes];
+    for (std::size_t t = 0; t < lanes; ++t) v[t] = tile_vectors::as_floats(slots[t]);
     unrolled<std::countr_zero(lanes)>([&](auto i) __attribute__((always_inline)) {
         constexpr std::size_t w = lanes >> (i + 1), n = lanes >> i;
         for (std::size_t t = 0; t < n / 2; ++t)
             v[t] = tile_vectors::fold<w>(v[2 * t], v[2 * t + 1], std::make_index_sequence<lanes>{});
     });
     v[0] = tile_vectors::bit_reversed_lanes(v[0], std::make_index_sequence<lanes>{});
-    return batch(static_cast<native>(v[0]));
+    return tile_vectors::as_batch(v[0]);
 }
 
 /// Scores minus the rows' references (x = q·k - m) of `Rows` rows against a packed block: one
@@ -466,15 +471,12 @@ inline void all_weighted_value_pairs(float* o, std::size_t dp, const float* p, c
 [[gnu::always_inline]] inline batch all_lanes_max(batch x) noexcept {
     unrolled<std::countr_zero(lanes)>([&](auto round) __attribute__((always_inline)) {
         constexpr std::size_t w = lanes >> (round + 1);
-        tile_vectors::floats v;
-        std::memcpy(&v, &x, sizeof v);
+        const tile_vectors::floats v = tile_vectors::as_floats(x);
         const auto swapped = [&]<std::size_t... L>(std::index_sequence<L...>) {
             return __builtin_shufflevector(v, v, static_cast<int>(L ^ w)...);
         }
         (std::make_index_sequence<lanes>{});
-        batch other;
-        std::memcpy(&other, &swapped, sizeof other);
-        x = xsimd::max(x, other);
+        x = xsimd::max(x, tile_vectors::as_batch(swapped));
     });
     return x;
 }
