@@ -1,7 +1,7 @@
 # The two commands of the README. Each installs the Debian packages it needs (as root), then
 # configures, builds and runs; the first run takes longer.
 #   make demo   the examples, with their output
-#   make test   the whole suite (g++, Release): unit, einops parity, PyTorch fixtures,
+#   make test   the whole suite (g++, Release, warnings as errors): unit, einops parity, PyTorch fixtures,
 #               compile-fail (g++ and clang), concurrency, package; then the unit, fixture,
 #               concurrency and example tests again, built by clang++ under address+UB
 #               sanitizers, with the fuzz targets' bounded runs; then the concurrency tests
@@ -34,7 +34,8 @@ demo:
 
 test:
 	tools/install-packages $(TEST_PACKAGES)
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCTEIN_BUILD_TESTS=ON -DCTEIN_BUILD_EXAMPLES=ON
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DCTEIN_BUILD_TESTS=ON -DCTEIN_BUILD_EXAMPLES=ON \
+	      -DCTEIN_WARNINGS_AS_ERRORS=ON
 	cmake --build $(BUILD) -j$(JOBS)
 	ctest --test-dir $(BUILD) -j$(JOBS) --output-on-failure
 	$(MAKE) test-sanitize
@@ -49,7 +50,7 @@ test-sanitize:
 	tools/install-packages $(TEST_PACKAGES)
 	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE= "-DCMAKE_CXX_FLAGS=-O0 -g1" \
 	      -DCTEIN_SANITIZE=ON -DCTEIN_BUILD_TESTS=ON -DCTEIN_BUILD_EXAMPLES=ON -DCTEIN_TEST_CLANG=OFF \
-	      -DCTEIN_BUILD_FUZZERS=ON
+	      -DCTEIN_BUILD_FUZZERS=ON -DCTEIN_WARNINGS_AS_ERRORS=ON
 	cmake --build $(SANITIZE_BUILD) -j$(JOBS) --target ctein_sanitized_programs
 	ctest --test-dir $(SANITIZE_BUILD) -j$(JOBS) -L "unit|fixtures|threads|example|fuzz" --output-on-failure
 
