@@ -97,7 +97,8 @@ int main(int argc, char** argv) {
         ratios.push_back(a / b);
     }
     std::sort(ratios.begin(), ratios.end());
-    std::printf("%s Hq %zu Hkv %zu D %zu Tk %zu Tq %zu%s, %zu thread(s): a %.1f us, b %.1f us; a / b: fastest calls %.3f, "
+    std::printf("%s Hq %zu Hkv %zu D %zu Tk %zu Tq %zu%s, %zu thread(s): a %.1f us, b %.1f us; a / b: "
+                "fastest calls %.3f, "
                 "median of rounds %.3f; max |a - b| %.2e (max |a| %.2f)\n",
                 bf16 ? "bf16" : "f32", hq, hkv, d, tk, tq, causal ? " causal" : "", threads, best_a * 1e6,
                 best_b * 1e6, best_a / best_b, ratios[ratios.size() / 2], difference, largest);

@@ -167,8 +167,8 @@ declared_lengths(const std::vector<std::size_t>& shape, const std::string& what)
     std::uint64_t count = 1;
     for (std::size_t r = 0; r < rank; ++r) {
         if (declared[r] != dyn && declared[r] != shape[r]) {
-            const std::string axis = names.count == rank ? std::string(names[r])
-                                                         : std::string(1, '#').append(std::to_string(r));
+            const std::string axis =
+                names.count == rank ? std::string(names[r]) : std::string(1, '#').append(std::to_string(r));
             throw file_error(what + ": axis " + axis + " has length " + std::to_string(shape[r]) +
                              " in the file, " + std::to_string(declared[r]) + " in the type");
         }
