@@ -31,14 +31,21 @@ typedef std::uint64_t u64x4 __attribute__((vector_size(32)));
 typedef std::uint64_t u64x8 __attribute__((vector_size(64)));
 } // namespace vectors
 
-/// The vector of `Bytes` bytes (16, 32 or 64) of `Element`-byte lanes (4 or 8).
+/// The vector of `Bytes` bytes (16, 32 or 64) of `Element`-byte lanes (4 or 8); any other size
+/// is a compile error, not a silent fallback to the last type.
 template <std::size_t Bytes, std::size_t Element>
-using lane_vector =
-    std::conditional_t<Element == 4,
-                       std::conditional_t<Bytes == 16, vectors::u32x4,
-                                          std::conditional_t<Bytes == 32, vectors::u32x8, vectors::u32x16>>,
-                       std::conditional_t<Bytes == 16, vectors::u64x2,
-                                          std::conditional_t<Bytes == 32, vectors::u64x4, vectors::u64x8>>>;
+struct lane_vector_of {
+    static_assert(Bytes == 16 || Bytes == 32 || Bytes == 64, "lane_vector has vectors of 16, 32 and 64 bytes");
+    static_assert(Element == 4 || Element == 8, "lane_vector has lanes of 4 and 8 bytes");
+    using type =
+        std::conditional_t<Element == 4,
+                           std::conditional_t<Bytes == 16, vectors::u32x4,
+                                              std::conditional_t<Bytes == 32, vectors::u32x8, vectors::u32x16>>,
+                           std::conditional_t<Bytes == 16, vectors::u64x2,
+                                              std::conditional_t<Bytes == 32, vectors::u64x4, vectors::u64x8>>>;
+};
+template <std::size_t Bytes, std::size_t Element>
+using lane_vector = typename lane_vector_of<Bytes, Element>::type;
 
 /// One cache line of U.
 template <class U>
@@ -107,8 +114,6 @@ template <class U, std::size_t Count, class T, class Put>
     constexpr std::size_t n = line_lanes<U>, bytes = std::min<std::size_t>(native_vector_bytes, 64);
     constexpr std::size_t m = bytes / sizeof(U), blocks = n / m;
     static_assert(Count <= n);
-    static_assert(bytes == 16 || bytes == 32 || bytes == 64,
-                  "lane_vector has vectors of 16, 32 and 64 bytes");
     using part = lane_vector<bytes, sizeof(U)>;
     // block (i, j) of the result is block (j, i) of the tile, transposed
 #pragma GCC unroll 4
