@@ -35,14 +35,15 @@ typedef std::uint64_t u64x8 __attribute__((vector_size(64)));
 /// is a compile error, not a silent fallback to the last type.
 template <std::size_t Bytes, std::size_t Element>
 struct lane_vector_of {
-    static_assert(Bytes == 16 || Bytes == 32 || Bytes == 64, "lane_vector has vectors of 16, 32 and 64 bytes");
+    static_assert(Bytes == 16 || Bytes == 32 || Bytes == 64,
+                  "lane_vector has vectors of 16, 32 and 64 bytes");
     static_assert(Element == 4 || Element == 8, "lane_vector has lanes of 4 and 8 bytes");
-    using type =
-        std::conditional_t<Element == 4,
-                           std::conditional_t<Bytes == 16, vectors::u32x4,
-                                              std::conditional_t<Bytes == 32, vectors::u32x8, vectors::u32x16>>,
-                           std::conditional_t<Bytes == 16, vectors::u64x2,
-                                              std::conditional_t<Bytes == 32, vectors::u64x4, vectors::u64x8>>>;
+    using type = std::conditional_t<
+        Element == 4,
+        std::conditional_t<Bytes == 16, vectors::u32x4,
+                           std::conditional_t<Bytes == 32, vectors::u32x8, vectors::u32x16>>,
+        std::conditional_t<Bytes == 16, vectors::u64x2,
+                           std::conditional_t<Bytes == 32, vectors::u64x4, vectors::u64x8>>>;
 };
 template <std::size_t Bytes, std::size_t Element>
 using lane_vector = typename lane_vector_of<Bytes, Element>::type;
