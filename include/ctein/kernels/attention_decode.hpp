@@ -36,8 +36,9 @@ inline constexpr std::size_t prefetch_distance = 2;
 /// the cache. Decode is bound by memory, and its compute comes in bursts the hardware
 /// prefetchers do not run ahead of: asking two blocks ahead keeps memory busy throughout
 /// (measured on the first round's machine: 70 % of a memcpy's bandwidth without, 85-90 % with,
-/// at 4096 keys; on a Zen 4 KVM guest, no difference either way, and nearer or spread-out
-/// requests were slower: docs/benchmarks.md).
+/// at 4096 keys; on Zen 4 and Zen 3 KVM guests, no difference either way, and on Zen 4 nearer or
+/// spread-out requests were slower: docs/benchmarks.md). Values the P·V reads from memory are
+/// also asked for key by key (row_scores).
 inline void prefetch_rows(const attention_problem& p, const void* k, const void* v, std::size_t first,
                           std::size_t stop) noexcept {
     const std::size_t bytes = p.head_size * element_bytes(p.kv_type);
@@ -129,6 +130,10 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
             if (blk.bias) tile_bias(p, s, first, tile, kb, blk.keys);
             blk.dropout = dropout;
             if (dropout) tile_dropout(p, s, first, tile, kb, rule);
+            // The first tile asks for the block's values as it reads the keys (row_scores); later
+            // tiles find them in the cache. Tiles of one row do not: a multi-head decode gained at
+            // most 1.06 x from memory and ran 1.1 x slower in the cache (one Zen 3 core).
+            blk.prefetch_values = !padded && first == 0 && tile > 1;
             // 16-bit rows through the generic head size's steps only: compiled for every head size,
             // they doubled the kernel's build (the decode is bound by memory, not by its loops)
             switch (rows_type) {
