@@ -130,10 +130,9 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
             if (blk.bias) tile_bias(p, s, first, tile, kb, blk.keys);
             blk.dropout = dropout;
             if (dropout) tile_dropout(p, s, first, tile, kb, rule);
-            // The first tile asks for the block's values as it reads the keys (row_scores); later
-            // tiles find them in the cache. Tiles of one row do not: a multi-head decode gained at
-            // most 1.06 x from memory and ran 1.1 x slower in the cache (one Zen 3 core).
-            blk.prefetch_values = !padded && first == 0 && tile > 1;
+            // The first tile asks for the block's values as it reads the keys (row_scores; steps of
+            // one row never do); later tiles find them in the cache, and copies are in it already.
+            blk.prefetch_values = !padded && first == 0;
             // 16-bit rows through the generic head size's steps only: compiled for every head size,
             // they doubled the kernel's build (the decode is bound by memory, not by its loops)
             switch (rows_type) {

@@ -281,8 +281,10 @@ template <std::size_t Rows, std::size_t Keys, class E>
 /// so that the block's values are in the cache when its P·V reads them. That P·V takes a few
 /// batches of features of every key per pass, lines a row apart, and from memory the hardware
 /// prefetchers did not bring them in ahead: a GQA 32/8 x 128 decode from memory took 2.4 x as
-/// long with its P·V as without, in the cache 1.75 x (one Zen 3 core). Asked for here: 1.24-1.29
+/// long with its P·V as without, in the cache 1.75 x (one Zen 3 core). Asked for here: 1.24-1.34
 /// x faster from memory (fp32), 1.32-1.46 x (bfloat16), level in the cache (paired calls).
+/// Steps of one row never ask, and have no test for it in their loop: a multi-head decode gained
+/// at most 1.06 x from memory and ran 1.1 x slower in the cache.
 template <std::size_t Rows, class E>
 [[gnu::noinline]] void row_scores(const float* q, std::size_t dp, const E* k, std::ptrdiff_t ks,
                                   std::size_t keys, const float* m, float* out, const E* values,
@@ -310,10 +312,12 @@ template <std::size_t Rows, class E>
             unrolled<together>([&](auto i) __attribute__((always_inline)) {
                 const auto j = static_cast<std::ptrdiff_t>(std::min(c * lanes + t + i, keys - 1));
                 key[i] = k + j * ks;
-                if (values == nullptr) return;
-                const auto* value = reinterpret_cast<const char*>(values + j * vs);
-                for (std::size_t byte = 0; byte < dp * sizeof(E); byte += 64)
-                    __builtin_prefetch(value + byte);
+                if constexpr (Rows > 1) {
+                    if (values == nullptr) return;
+                    const auto* value = reinterpret_cast<const char*>(values + j * vs);
+                    for (std::size_t byte = 0; byte < dp * sizeof(E); byte += 64)
+                        __builtin_prefetch(value + byte);
+                }
             });
             batch acc[chains][Rows][together];
             unrolled<chains>([&](auto h) __attribute__((always_inline)) {
