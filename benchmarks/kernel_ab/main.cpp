@@ -64,21 +64,27 @@ int main(int argc, char** argv) {
     // Cold: copies of K and V back to back, worth 192 MiB (three times a 32 MiB L3 and more than
     // two core complexes' caches), each call reading the next; warm: one copy, read by every call.
     const std::size_t kv_bytes = 2 * k.size() * (bf16 ? 2 : 4);
-    const std::size_t copies = cold ? std::max<std::size_t>(2, ((std::size_t{192} << 20) + kv_bytes - 1) / kv_bytes) : 1;
+    const std::size_t copies =
+        cold ? std::max<std::size_t>(2, ((std::size_t{192} << 20) + kv_bytes - 1) / kv_bytes) : 1;
     aligned_vector<float> k_copies, v_copies;
     aligned_vector<std::uint16_t> k16_copies, v16_copies;
     for (std::size_t c = 0; c < copies; ++c) {
-        k_copies.insert(k_copies.end(), k.begin(), k.end());
-        v_copies.insert(v_copies.end(), v.begin(), v.end());
-        k16_copies.insert(k16_copies.end(), k16.begin(), k16.end());
-        v16_copies.insert(v16_copies.end(), v16.begin(), v16.end());
+        if (bf16) {
+            k16_copies.insert(k16_copies.end(), k16.begin(), k16.end());
+            v16_copies.insert(v16_copies.end(), v16.begin(), v16.end());
+        } else {
+            k_copies.insert(k_copies.end(), k.begin(), k.end());
+            v_copies.insert(v_copies.end(), v.begin(), v.end());
+        }
     }
     std::size_t next_copy = 0;
     // the operands of the next call: in cold runs, the next copy of K and V
     const auto take = [&](problem& p) {
         const std::size_t c = next_copy++ % copies;
-        p.k = bf16 ? static_cast<const void*>(k16_copies.data() + c * k.size()) : k_copies.data() + c * k.size();
-        p.v = bf16 ? static_cast<const void*>(v16_copies.data() + c * v.size()) : v_copies.data() + c * v.size();
+        p.k = bf16 ? static_cast<const void*>(k16_copies.data() + c * k.size())
+                   : k_copies.data() + c * k.size();
+        p.v = bf16 ? static_cast<const void*>(v16_copies.data() + c * v.size())
+                   : v_copies.data() + c * v.size();
     };
 
     problem p;
