@@ -6,6 +6,7 @@
 #include "attention_memory.hpp"
 #include "attention_naive.hpp"
 #include "attention_shape.hpp"
+#include "cold_bytes.hpp"
 #include "fma_peak.hpp"
 #include "same_run.hpp"
 
@@ -40,12 +41,11 @@
 #include <utility>
 #include <vector>
 
-#include <unistd.h>
-
 namespace {
 
 using ctein::bench::attention_shape;
 using ctein::bench::clock;
+using ctein::bench::cold_bytes;
 
 constexpr double mib = 1024.0 * 1024.0;
 
@@ -512,17 +512,6 @@ void register_prefill() {
                         }
                     }
                 }
-}
-
-/// Bytes a cold row's copies of K and V fill at least (counted in 16-bit elements, so that a
-/// 16-bit row's copies fill them too, the float ones twice): three times the last-level cache
-/// the system reports, and never less than 192 MiB, three times the 32 MiB L3 of each of two core
-/// complexes. A 2-thread call whose threads ran on two complexes (each with its own L3) found
-/// part of a 96 MiB rotation in the caches (measured: ONNX Runtime's decode at 44 GiB/s in one
-/// run, 28 in the next); and a virtual machine may report a cache it does not have (320 MiB).
-std::size_t cold_bytes() {
-    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    return std::max<std::size_t>(l3 > 0 ? 3 * static_cast<std::size_t>(l3) : 0, std::size_t{192} << 20);
 }
 
 /// Copies of K and V a cold row rotates through (cold_bytes).

@@ -5,7 +5,9 @@
 //
 //   kernel_ab HQ HKV D TK TYPE [TQ [CAUSAL [THREADS [COLD]]]]    TYPE: f32 or bf16 (the KV cache's);
 //   THREADS: 1 unless given (each version has its own pool of workers); COLD: 1 to read K and V
-//   from memory (each call takes the next of copies worth 192 MiB, as the benchmark's cold rows)
+//   from memory (each call takes the next of copies worth cold_bytes, as the benchmark's cold rows)
+#include "../cold_bytes.hpp"
+
 #include <ctein/core/half_precision.hpp>
 #include <ctein/kernels/attention_problem.hpp>
 
@@ -61,11 +63,11 @@ int main(int argc, char** argv) {
     std::transform(k.begin(), k.end(), k16.begin(), to_bfloat16);
     std::transform(v.begin(), v.end(), v16.begin(), to_bfloat16);
 
-    // Cold: copies of K and V back to back, worth 192 MiB (three times a 32 MiB L3 and more than
-    // two core complexes' caches), each call reading the next; warm: one copy, read by every call.
+    // Cold: copies of K and V back to back, worth the benchmark's cold_bytes, each call reading
+    // the next; warm: one copy, read by every call.
     const std::size_t kv_bytes = 2 * k.size() * (bf16 ? 2 : 4);
     const std::size_t copies =
-        cold ? std::max<std::size_t>(2, ((std::size_t{192} << 20) + kv_bytes - 1) / kv_bytes) : 1;
+        cold ? std::max<std::size_t>(2, (ctein::bench::cold_bytes() + kv_bytes - 1) / kv_bytes) : 1;
     aligned_vector<float> k_copies, v_copies;
     aligned_vector<std::uint16_t> k16_copies, v16_copies;
     for (std::size_t c = 0; c < copies; ++c) {
