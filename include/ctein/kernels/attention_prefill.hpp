@@ -8,6 +8,7 @@
 #include "attention_mask.hpp"
 #include "attention_rows.hpp"
 #include "attention_tile.hpp"
+#include "phase_clock.hpp"
 #include "thread_pool.hpp"
 #include "transpose.hpp"
 
@@ -296,6 +297,7 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
                 blk.keys = tile_block_keys(t);
                 if (blk.keys == 0) continue;
                 if (first_pass && kb == 0) {
+                    [[maybe_unused]] const step_phase_scope phase(kernel_phase::queries);
                     prefetch_queries(p, s, first + tile_rows, tile_rows);
                     load_queries(p, s, first, tile_rows, ops.pairs);
                 }
@@ -307,6 +309,7 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
                 if (dropout) tile_dropout(p, s, first, tile_rows, kb, rule);
                 // a round keeps each tile's weights; a step with its own P·V needs them no longer
                 float* const weights = rounds ? s.p + (first - round) * block_keys : s.p;
+                [[maybe_unused]] const step_phase_scope phase(kernel_phase::scores);
                 packed_step<D, Mode, !rounds>(cols, p, s, first, blk, weights);
             }
             if constexpr (rounds) {
@@ -314,8 +317,15 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
                     const tile_keys t = tile_ends(s, first, tile_rows);
                     const std::size_t keys = tile_block_keys(t);
                     if (keys == 0) continue;
-                    step_values<D, tile_rows, true>(s, first, blk, keys, s.p + (first - round) * block_keys);
-                    if (t.max_end <= static_cast<std::ptrdiff_t>(kb + block_keys)) finish_tile(p, s, first);
+                    {
+                        [[maybe_unused]] const step_phase_scope phase(kernel_phase::values);
+                        step_values<D, tile_rows, true>(s, first, blk, keys,
+                                                        s.p + (first - round) * block_keys);
+                    }
+                    if (t.max_end <= static_cast<std::ptrdiff_t>(kb + block_keys)) {
+                        [[maybe_unused]] const step_phase_scope phase(kernel_phase::finish);
+                        finish_tile(p, s, first);
+                    }
                 }
             }
         }
@@ -373,10 +383,13 @@ void prefill(const attention_problem& p, std::size_t dp) {
     const std::size_t threads = std::max<std::size_t>(p.threads, 1);
     packed_operands ops(p, dp);
     const std::size_t heads = p.batch * p.kv_heads;
-    pool.run(heads * ops.blocks, threads, [&](std::size_t item) {
-        const std::size_t bh = item / ops.blocks;
-        pack_key_block(p, ops, bh / p.kv_heads, bh % p.kv_heads, item % ops.blocks);
-    });
+    {
+        [[maybe_unused]] const phase_scope phase(kernel_phase::packing);
+        pool.run(heads * ops.blocks, threads, [&](std::size_t item) {
+            const std::size_t bh = item / ops.blocks;
+            pack_key_block(p, ops, bh / p.kv_heads, bh % p.kv_heads, item % ops.blocks);
+        });
+    }
 
     const std::size_t piece = prefill_queries(p.query_heads / p.kv_heads);
     const std::size_t tiles = (p.queries + piece - 1) / piece;
@@ -403,6 +416,8 @@ void prefill(const attention_problem& p, std::size_t dp) {
     pool.run(order.size(), threads, [&](std::size_t n) {
         const std::size_t item = order[n], bh = item / tiles, t = item % tiles;
         const std::size_t i0 = t * piece, i1 = std::min(p.queries, i0 + piece);
+        [[maybe_unused]] const phase_scope phase(n % tiles == 0 ? kernel_phase::first_pieces
+                                                                : kernel_phase::later_pieces);
         prefill_piece<D>(p, ops, bh / p.kv_heads, bh % p.kv_heads, i0, i1);
     });
 }
