@@ -1,8 +1,8 @@
 // Where one prefill call's time goes: the kernel built with -DCTEIN_KERNEL_PHASES (phase_clock),
 // one attention call given on the command line run `CALLS` times after a few unmeasured ones, and
 // each phase's share of the calls' ticks. Built at level 1 (run.sh's first line per call) only the
-// packing and the pieces are counted, and the call runs as fast as without; at level 2 (its
-// second line) the steps' phases too, and the counters lengthen every step (a call took 1.07-1.18 x as
+// packing and the pieces are counted, and the call runs at its own speed; at level 2 (its second
+// line) the steps' phases too, and the counters lengthen every step (a call took 1.07-1.18 x as
 // long on one Zen 3 core): read that line for the steps' shares, the first for the rest.
 //
 //   kernel_phases CALLS HQ HKV D TK TYPE [TQ [CAUSAL [THREADS [COLD]]]]    (the call: ../kernel_call.hpp)

@@ -1,11 +1,11 @@
 // phase_clock: where a prefill call's time goes, phase by phase (packing K, the steps' scores and
 // P·V, ...), counted in the time-stamp counter's ticks. Compiled in only with
-// -DCTEIN_KERNEL_PHASES (level 1: packing and pieces) or -DCTEIN_KERNEL_PHASES=2 (also the steps'
-// phases), as benchmarks/kernel_phases builds it; otherwise every scope is an empty object and the
-// kernel's code is unchanged (its instructions compared equal). Sampling profiles could not say this: without
-// the CPU's counters (a VM's perf has only its clock) samples land on the instructions after the ones that
-// waited, and one attributed 72 % of a call to the multiply-add loops of a kernel running at 83 %
-// of the FMA peak.
+// -DCTEIN_KERNEL_PHASES (level 1: packing and pieces) or -DCTEIN_KERNEL_PHASES=2 (also the
+// steps' phases), as benchmarks/kernel_phases builds it; otherwise every scope is an empty object
+// and the kernel's instructions are the same (compared instruction by instruction). A sampling
+// profile could not say this on a VM whose perf has only its clock: samples land after the
+// instructions that waited, and one put 72 % of a call in the multiply-add loops of a kernel
+// running at 83 % of the FMA peak.
 #pragma once
 
 #include <array>
@@ -27,7 +27,7 @@ namespace ctein::kernels {
 /// The parts of a prefill call that phase_clock counts. The steps' phases nest in the pieces'.
 enum class kernel_phase : unsigned char {
     packing,      ///< packing K (and V when it is not read in place), before any piece
-    first_pieces, ///< each head's first piece: it reads the head's packed K and V from beyond L2
+    first_pieces, ///< each head's first piece in the order: it reads the head's K and V from beyond L2
     later_pieces, ///< the other pieces
     scores,       ///< a step's q·kᵀ and softmax (in the pieces)
     values,       ///< a step's P·V (in the pieces)
@@ -35,6 +35,7 @@ enum class kernel_phase : unsigned char {
     finish,       ///< writing a tile's outputs (in the pieces)
 };
 inline constexpr std::size_t kernel_phases = 7;
+static_assert(static_cast<std::size_t>(kernel_phase::finish) + 1 == kernel_phases);
 
 /// Ticks and entries of each phase since the last reset, summed over every thread.
 struct phase_counts {
@@ -116,8 +117,8 @@ public:
 
 /// A phase inside a step's loop (scores, values, queries, finish): counted only at level 2
 /// (-DCTEIN_KERNEL_PHASES=2). Reading the counter twice a step made a prefill call 1.07-1.18 x
-/// as long (one Zen 3 core, T = 512 and 2048), so level 1 counts only the few long phases, which the
-/// steps' counters would otherwise lengthen.
+/// as long (one Zen 3 core, T = 512 and 2048), so level 1 counts only the few long phases,
+/// which the steps' counters would otherwise lengthen.
 #if defined(CTEIN_KERNEL_PHASES) && CTEIN_KERNEL_PHASES >= 2
 using step_phase_scope = phase_scope;
 #else
