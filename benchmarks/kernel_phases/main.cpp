@@ -2,8 +2,9 @@
 // one attention call given on the command line run `CALLS` times after a few unmeasured ones, and
 // each phase's share of the calls' ticks. Built at level 1 (run.sh's first line per call) only the
 // packing and the pieces are counted, and the call runs at its own speed; at level 2 (its second
-// line) the steps' phases too, and the counters lengthen every step (a call took 1.07-1.18 x as
-// long on one Zen 3 core): read that line for the steps' shares, the first for the rest.
+// line) the steps' phases too, but each counted phase then costs about 40 ticks of its own (a call
+// took 1.07-1.18 x as long on one Zen 3 core), as much as the overheads between the steps: read
+// that line for how a step splits between its phases, the first for everything else.
 //
 //   kernel_phases CALLS HQ HKV D TK TYPE [TQ [CAUSAL [THREADS [COLD]]]]    (the call: ../kernel_call.hpp)
 #include "../kernel_call.hpp"
