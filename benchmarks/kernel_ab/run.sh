@@ -17,12 +17,5 @@ g++ "${flags[@]}" -DCTEIN_AB_NAMESPACE=ctein_a -I"$work/a/include" -c "$here/ker
 g++ "${flags[@]}" -DCTEIN_AB_NAMESPACE=ctein_b -I"$root/include" -c "$here/kernel.cpp" -o "$work/b.o" &
 wait
 g++ "${flags[@]}" -I"$root/include" "$here/main.cpp" "$work/a.o" "$work/b.o" -o "$work/kernel_ab" -lpthread
-call=()
-for arg in "$@" --; do
-    if [ "$arg" = "--" ]; then
-        [ ${#call[@]} -gt 0 ] && "$work/kernel_ab" "${call[@]}"
-        call=()
-    else
-        call+=("$arg")
-    fi
-done
+source "$root/benchmarks/each_call.sh"
+each_call "$work/kernel_ab" "$@"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Where a prefill call's time goes, phase by phase, in the work tree's kernel (phase_clock):
 #   benchmarks/kernel_phases/run.sh CALLS HQ HKV D TK f32|bf16 [TQ [CAUSAL [THREADS [COLD]]]] [-- ...more calls]
-# Each call runs twice: level 1 (packing and pieces; the kernel runs at its own speed), then
-# level 2 (the steps' phases as well, which the counters slow). With 2 threads the phases' ticks
-# add up over both.
+# Calls are separated by "--" (../each_call.sh). Each call runs twice: level 1 (packing and
+# pieces; the kernel runs at its own speed), then level 2 (the steps' phases as well, which the
+# counters slow). With 2 threads the phases' ticks add up over both.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
@@ -13,15 +13,9 @@ for level in 1 2; do
         "$root/benchmarks/kernel_phases/main.cpp" -o "$work/kernel_phases_$level" -lpthread &
 done
 wait
-call=()
-for arg in "$@" --; do
-    if [ "$arg" = "--" ]; then
-        if [ ${#call[@]} -gt 0 ]; then
-            "$work/kernel_phases_1" "${call[@]}"
-            "$work/kernel_phases_2" "${call[@]}"
-        fi
-        call=()
-    else
-        call+=("$arg")
-    fi
-done
+both_levels() {
+    "$work/kernel_phases_1" "$@"
+    "$work/kernel_phases_2" "$@"
+}
+source "$root/benchmarks/each_call.sh"
+each_call both_levels "$@"
