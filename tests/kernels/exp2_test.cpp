@@ -8,24 +8,50 @@
 #include <limits>
 #include <vector>
 
-using ctein::kernels::exp2_poly;
-using batch = xsimd::batch<float>;
-
 namespace {
 
-/// exp2_poly of every value of `xs`, a batch at a time.
+// The versions of 2^x: exp2_poly as the kernels call it (the table on AVX2), and each version on
+// its own, so that both are checked on an AVX2 machine.
+struct dispatched {
+    using batch = xsimd::batch<float>;
+    static batch of(batch x) { return ctein::kernels::exp2_poly(x); }
+};
+struct polynomial {
+    using batch = xsimd::batch<float>;
+    static batch of(batch x) { return ctein::kernels::exp2_polynomial(x); }
+};
+#if XSIMD_WITH_AVX2
+struct table {
+    using batch = xsimd::batch<float, xsimd::avx2>;
+    static batch of(batch x) { return ctein::kernels::exp2_table(x); }
+};
+#define CTEIN_EXP2_VERSIONS dispatched, polynomial, table
+#else
+#define CTEIN_EXP2_VERSIONS dispatched, polynomial
+#endif
+
+/// 2^x by version V of every value of `xs`, a batch at a time.
+template <class V>
 std::vector<float> exp2_all(const std::vector<float>& xs) {
+    using batch = typename V::batch;
     std::vector<float> ys(xs.size());
     std::size_t i = 0;
     for (; i + batch::size <= xs.size(); i += batch::size)
-        exp2_poly(batch::load_unaligned(xs.data() + i)).store_unaligned(ys.data() + i);
-    for (; i < xs.size(); ++i) ys[i] = exp2_poly(batch(xs[i])).get(0);
+        V::of(batch::load_unaligned(xs.data() + i)).store_unaligned(ys.data() + i);
+    for (; i < xs.size(); ++i) ys[i] = V::of(batch(xs[i])).get(0);
     return ys;
 }
 
-/// The largest relative error of exp2_poly over `xs` against 2^x in double precision.
+/// 2^x by version V of one value.
+template <class V>
+float exp2_one(float x) {
+    return V::of(typename V::batch(x)).get(0);
+}
+
+/// The largest relative error of version V over `xs` against 2^x in double precision.
+template <class V>
 double worst_relative_error(const std::vector<float>& xs) {
-    const std::vector<float> ys = exp2_all(xs);
+    const std::vector<float> ys = exp2_all<V>(xs);
     double worst = 0.0;
     for (std::size_t i = 0; i < xs.size(); ++i) {
         const double exact = std::exp2(static_cast<double>(xs[i]));
@@ -42,14 +68,14 @@ float from_bits(std::uint32_t bits) {
 
 } // namespace
 
-TEST_CASE("exp2_poly stays within its stated error bound", "[exp2]") {
+TEMPLATE_TEST_CASE("exp2_poly stays within its stated error bound", "[exp2]", CTEIN_EXP2_VERSIONS) {
     SECTION("every 97th float of [-1, 1], where the polynomial's fraction comes from") {
         std::vector<float> xs;
         for (std::uint32_t bits = 0; bits <= 0x3F800000u; bits += 97) {
             xs.push_back(from_bits(bits));
             xs.push_back(-from_bits(bits));
         }
-        const double worst = worst_relative_error(xs);
+        const double worst = worst_relative_error<TestType>(xs);
         INFO("worst relative error " << worst);
         CHECK(worst <= ctein::kernels::exp2_max_relative_error);
     }
@@ -57,38 +83,38 @@ TEST_CASE("exp2_poly stays within its stated error bound", "[exp2]") {
         std::vector<float> xs;
         for (int k = -126 * 1024; k <= 127 * 1024; ++k) xs.push_back(static_cast<float>(k) / 1024.0f);
         for (int k = 0; k < 100000; ++k) xs.push_back(-126.0f + 253.0f * static_cast<float>(k) / 99999.37f);
-        const double worst = worst_relative_error(xs);
+        const double worst = worst_relative_error<TestType>(xs);
         INFO("worst relative error " << worst);
         CHECK(worst <= ctein::kernels::exp2_max_relative_error);
     }
 }
 
-TEST_CASE("exp2_poly is exact at integers and 0 far below", "[exp2]") {
-    for (int n = -126; n <= 127; ++n)
-        CHECK(exp2_poly(batch(static_cast<float>(n))).get(0) == std::ldexp(1.0f, n));
+TEMPLATE_TEST_CASE("exp2_poly is exact at integers and 0 far below", "[exp2]", CTEIN_EXP2_VERSIONS) {
+    for (int n = -126; n <= 127; ++n) CHECK(exp2_one<TestType>(static_cast<float>(n)) == std::ldexp(1.0f, n));
     // Masked scores (-1e30), the float minimum and -inf give exactly 0, as does anything at or
     // below -127.
     for (float x : {-127.0f, -127.25f, -128.0f, -200.0f, -1e30f, -std::numeric_limits<float>::max(),
                     -std::numeric_limits<float>::infinity()})
-        CHECK(exp2_poly(batch(x)).get(0) == 0.0f);
+        CHECK(exp2_one<TestType>(x) == 0.0f);
     // Between -127 and -126 the result is below the smallest normal float, never negative.
     for (float x = -126.9f; x < -126.0f; x += 0.05f) {
-        const float y = exp2_poly(batch(x)).get(0);
+        const float y = exp2_one<TestType>(x);
         CHECK(y >= 0.0f);
         CHECK(y <= std::numeric_limits<float>::min());
     }
-    CHECK(std::isnan(exp2_poly(batch(std::numeric_limits<float>::quiet_NaN())).get(0)));
+    CHECK(std::isnan(exp2_one<TestType>(std::numeric_limits<float>::quiet_NaN())));
 }
 
-TEST_CASE("exp2_poly works lane by lane", "[exp2]") {
+TEMPLATE_TEST_CASE("exp2_poly works lane by lane", "[exp2]", CTEIN_EXP2_VERSIONS) {
+    using batch = typename TestType::batch;
     alignas(64) float xs[batch::size], ys[batch::size];
     for (std::size_t i = 0; i < batch::size; ++i)
         xs[i] = i % 3 == 0 ? -1e30f : static_cast<float>(i) * 0.37f - 2.0f;
-    exp2_poly(batch::load_aligned(xs)).store_aligned(ys);
+    TestType::of(batch::load_aligned(xs)).store_aligned(ys);
     for (std::size_t i = 0; i < batch::size; ++i) {
         if (i % 3 == 0)
             CHECK(ys[i] == 0.0f);
         else
-            CHECK(ys[i] == Approx(std::exp2(xs[i])).epsilon(1e-7));
+            CHECK(ys[i] == Approx(std::exp2(xs[i])).epsilon(ctein::kernels::exp2_max_relative_error));
     }
 }
