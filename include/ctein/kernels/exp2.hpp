@@ -26,9 +26,10 @@ inline constexpr double exp2_max_relative_error = 1.2e-7;
 #if XSIMD_WITH_AVX2
 /// 2^x on AVX2 (exp2_poly there): x = n + j/8 + r with r in [-1/16, 1/16], and 2^x = 2^n ·
 /// 2^(j/8) · 2^r. One lane permute reads 2^(j/8) from a register, a degree-3 polynomial gives
-/// 2^r, and an integer add puts n in the exponent. The softmax's multiplies share two pipes with its q·kᵀ and
-/// P·V, and this takes 4 of them instead of the polynomial's 7: prefill calls at d = 64 ran 1.02-1.03 x
-/// faster (paired calls, one Zen 3 core), level at d = 128.
+/// 2^r, and an integer add puts n in the exponent. In the attention kernel's loops each
+/// operation of the softmax costs about half a cycle, and this takes 11 operations instead of
+/// the polynomial's 12, 4 of them multiplies instead of 7: prefill calls ran 1.01-1.05 x faster,
+/// the decode level (paired calls, one Zen 3 core; docs/benchmarks.md).
 template <class A>
 [[gnu::always_inline]] inline xsimd::batch<float, A> exp2_table(xsimd::batch<float, A> x) noexcept {
     using batch = xsimd::batch<float, A>;
