@@ -20,9 +20,9 @@ struct polynomial {
     using batch = xsimd::batch<float>;
     static batch of(batch x) { return ctein::kernels::exp2_polynomial(x); }
 };
-#if XSIMD_WITH_AVX2
+#if XSIMD_WITH_FMA3_AVX2
 struct table {
-    using batch = xsimd::batch<float, xsimd::avx2>;
+    using batch = xsimd::batch<float, xsimd::fma3<xsimd::avx2>>;
     static batch of(batch x) { return ctein::kernels::exp2_table(x); }
 };
 #define CTEIN_EXP2_VERSIONS dispatched, polynomial, table

@@ -23,8 +23,8 @@ inline constexpr float exp2_zero_below = -127.0f;
 /// 8.0e-8 elsewhere; tests/kernels/exp2_test.cpp checks both versions.
 inline constexpr double exp2_max_relative_error = 1.2e-7;
 
-#if XSIMD_WITH_AVX2
-/// 2^x on AVX2 (exp2_poly there): x = n + j/8 + r with r in [-1/16, 1/16], and 2^x = 2^n ·
+#if XSIMD_WITH_FMA3_AVX2
+/// 2^x on AVX2 with FMA (exp2_poly there): x = n + j/8 + r with r in [-1/16, 1/16], and 2^x = 2^n ·
 /// 2^(j/8) · 2^r. One lane permute reads 2^(j/8) from a register, a degree-3 polynomial gives
 /// 2^r, and an integer add puts n in the exponent. In the attention kernel's loops each
 /// operation of the softmax costs about half a cycle, and this takes 11 operations instead of
@@ -91,8 +91,8 @@ template <class A>
 ///     auto y = ctein::kernels::exp2_poly(xsimd::batch<float>(-1.5f)); // every lane 0.35355339
 template <class A>
 [[gnu::always_inline]] inline xsimd::batch<float, A> exp2_poly(xsimd::batch<float, A> x) noexcept {
-#if XSIMD_WITH_AVX2
-    if constexpr (std::is_base_of_v<xsimd::avx2, A>) return exp2_table(x);
+#if XSIMD_WITH_FMA3_AVX2 // unfused, its multiply-adds would round twice: 1.25e-7 at worst
+    if constexpr (std::is_base_of_v<xsimd::fma3<xsimd::avx2>, A>) return exp2_table(x);
 #endif
     return exp2_polynomial(x);
 }
