@@ -1,5 +1,5 @@
 // exp2_poly: 2^x on a batch of floats, the exponential inside the fused attention kernel's softmax
-// (scores there are in log2 units, so softmax needs 2^x, never e^x). On AVX2, a table of 2^(j/8)
+// (scores there are in log2 units, so softmax needs 2^x, never e^x). On AVX2 with FMA, a table of 2^(j/8)
 // read by one lane permute and a degree-3 polynomial on the rest; elsewhere plain xsimd
 // operations: a degree-6 polynomial on the fraction. Either way the integer part goes straight
 // into the float's exponent bits.
@@ -19,7 +19,7 @@ inline constexpr float exp2_zero_below = -127.0f;
 
 /// A bound on the relative error of `exp2_poly` against the exact 2^x for x in [-126, 127]
 /// (results that are normal floats), about one rounding of the result: measured over every float
-/// of that range, 1.14e-7 at worst on AVX2 (the table's entries are rounded, then the result) and
+/// of that range, 1.14e-7 at worst on AVX2 with FMA (the table's entries are rounded, then the result) and
 /// 8.0e-8 elsewhere; tests/kernels/exp2_test.cpp checks both versions.
 inline constexpr double exp2_max_relative_error = 1.2e-7;
 
