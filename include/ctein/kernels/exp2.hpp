@@ -1,8 +1,8 @@
 // exp2_poly: 2^x on a batch of floats, the exponential inside the fused attention kernel's softmax
-// (scores there are in log2 units, so softmax needs 2^x, never e^x). On AVX2 with FMA, a table of 2^(j/8)
-// read by one lane permute and a degree-3 polynomial on the rest; elsewhere plain xsimd
-// operations: a degree-6 polynomial on the fraction. Either way the integer part goes straight
-// into the float's exponent bits.
+// (scores there are in log2 units, so softmax needs 2^x, never e^x). On AVX2 with FMA, a table
+// of 2^(j/8) read by one lane permute and a degree-3 polynomial on the rest; elsewhere plain
+// xsimd operations: a degree-6 polynomial on the fraction. Either way the integer part goes
+// straight into the float's exponent bits.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
