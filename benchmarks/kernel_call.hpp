@@ -1,9 +1,10 @@
 // kernel_call: one attention call given on the command line, with seeded inputs, as the kernel
 // tools (kernel_ab, kernel_phases) run it:
 //
-//   HQ HKV D TK TYPE [TQ [CAUSAL [THREADS [COLD]]]]    TYPE: f32 or bf16 (the KV cache's);
-//   THREADS: 1 unless given; COLD: 1 to read K and V from memory (each call takes the next of
-//   copies worth cold_bytes, as the benchmark's cold rows)
+//   HQ HKV D TK TYPE [TQ [CAUSAL [THREADS [COLD [KEY_LENGTH]]]]]    TYPE: f32 or bf16 (the KV
+//   cache's); THREADS: 1 unless given; COLD: 1 to read K and V from memory (each call takes the
+//   next of copies worth cold_bytes, as the benchmark's cold rows); KEY_LENGTH: keys past it are
+//   left out (a padded sequence: attention_problem::key_lengths), all TK keys count unless given
 #pragma once
 
 #include "cold_bytes.hpp"
@@ -31,7 +32,7 @@ using aligned_vector = std::vector<T, xsimd::aligned_allocator<T, 64>>;
 
 class kernel_call {
 public:
-    static constexpr const char* usage = "HQ HKV D TK f32|bf16 [TQ [CAUSAL [THREADS [COLD]]]]";
+    static constexpr const char* usage = "HQ HKV D TK f32|bf16 [TQ [CAUSAL [THREADS [COLD [KEY_LENGTH]]]]]";
 
     /// The call of argv[first...]; `valid()` is false when there are too few arguments.
     kernel_call(int argc, char** argv, int first = 1) {
@@ -47,6 +48,7 @@ public:
         causal_ = given(6) && std::stoi(arg(6)) != 0;
         threads_ = given(7) ? std::stoul(arg(7)) : 1;
         cold_ = given(8) && std::stoi(arg(8)) != 0;
+        key_length_ = given(9) ? std::stoll(arg(9)) : static_cast<std::int64_t>(tk_);
         fill();
         valid_ = true;
     }
@@ -74,6 +76,7 @@ public:
         p.causal = causal_;
         p.threads = threads_;
         p.causal_offset = causal_ ? static_cast<std::ptrdiff_t>(tk_) - static_cast<std::ptrdiff_t>(tq_) : 0;
+        if (key_length_ != static_cast<std::int64_t>(tk_)) p.key_lengths = &key_length_;
         return p;
     }
 
@@ -87,9 +90,12 @@ public:
     /// "f32 Hq 12 Hkv 12 D 64 Tk 512 Tq 512 causal, 1 thread(s)", and ", K and V from memory".
     [[nodiscard]] std::string describe() const {
         char text[200];
-        std::snprintf(text, sizeof text, "%s Hq %zu Hkv %zu D %zu Tk %zu Tq %zu%s, %zu thread(s)%s",
-                      bf16_ ? "bf16" : "f32", hq_, hkv_, d_, tk_, tq_, causal_ ? " causal" : "", threads_,
-                      cold_ ? ", K and V from memory" : "");
+        const std::string length = key_length_ != static_cast<std::int64_t>(tk_)
+                                       ? " (key length " + std::to_string(key_length_) + ")"
+                                       : "";
+        std::snprintf(text, sizeof text, "%s Hq %zu Hkv %zu D %zu Tk %zu%s Tq %zu%s, %zu thread(s)%s",
+                      bf16_ ? "bf16" : "f32", hq_, hkv_, d_, tk_, length.c_str(), tq_,
+                      causal_ ? " causal" : "", threads_, cold_ ? ", K and V from memory" : "");
         return text;
     }
 
@@ -121,6 +127,7 @@ private:
     bool valid_ = false;
     std::size_t hq_ = 0, hkv_ = 0, d_ = 0, tk_ = 0, tq_ = 1, threads_ = 1;
     bool bf16_ = false, causal_ = false, cold_ = false;
+    std::int64_t key_length_ = 0; ///< one batch element, so one length
     aligned_vector<float> q_, k_, v_;
     aligned_vector<std::uint16_t> k16_, v16_;
     std::size_t copies_ = 1, next_copy_ = 0;

@@ -3,7 +3,7 @@
 // (a VM whose FMA loop reads 71-98 GFLOP/s from second to second) only such paired calls tell a
 // few per cent apart: separate runs of the benchmark differ by more than that.
 //
-//   kernel_ab HQ HKV D TK TYPE [TQ [CAUSAL [THREADS [COLD]]]]    (the call: ../kernel_call.hpp;
+//   kernel_ab HQ HKV D TK TYPE [TQ [CAUSAL [THREADS [COLD [KEY_LENGTH]]]]]    (the call: ../kernel_call.hpp;
 //   each version has its own pool of workers)
 #include "../kernel_call.hpp"
 

@@ -6,7 +6,8 @@
 // took 1.07-1.18 x as long on one Zen 3 core), as much as the overheads between the steps: read
 // that line for how a step splits between its phases, the first for everything else.
 //
-//   kernel_phases CALLS HQ HKV D TK TYPE [TQ [CAUSAL [THREADS [COLD]]]]    (the call: ../kernel_call.hpp)
+//   kernel_phases CALLS HQ HKV D TK TYPE [TQ [CAUSAL [THREADS [COLD [KEY_LENGTH]]]]]    (the call:
+//   ../kernel_call.hpp)
 #include "../kernel_call.hpp"
 
 #include <ctein/kernels/attention.hpp>
@@ -47,7 +48,7 @@ int main(int argc, char** argv) {
     const ctein::kernels::phase_counts counts = ctein::kernels::take_phase_counts();
 
     static constexpr std::array<const char*, ctein::kernels::kernel_phases> names = {
-        "packing",       "first pieces", "later pieces", " scores (q·kᵀ, softmax)",
+        " packing K",    "first pieces", "later pieces", " scores (q·kᵀ, softmax)",
         " values (P·V)", " queries",     " finish"};
     std::printf("%s; level %d; %d calls of %.1f us, %.3f Mticks each (%.3f GHz ticks)\n",
                 given.describe().c_str(), CTEIN_KERNEL_PHASES, calls, seconds / calls * 1e6,

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <xsimd/xsimd.hpp>
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -786,5 +787,34 @@ TEST_CASE("attention matches the reference on random combinations of every optio
         call c = random_call(gen, summary);
         INFO("call " << n << ": " << summary);
         check_against_reference(c);
+    }
+}
+
+TEST_CASE("a piece that finds a key block being packed by another thread packs the same copy of its own",
+          "[attention]") {
+    using namespace ctein::kernels::attention_detail;
+    for (bool sixteen_bits : {false, true}) { // float V read in place; bfloat16 V packed as well
+        call c({1, 2, 2, 40, 70, 64}, false);
+        if (sixteen_bits) c.narrow(ctein::kernels::element_type::bf16, false);
+        const packed_operands ops(c.p, padded_head_size(64));
+        REQUIRE((ops.v.data() != nullptr) == sixteen_bits);
+        const std::size_t head = 1, block = 1, k_floats = ops.dp * block_keys;
+        const std::size_t v_floats = ops.pairs ? k_floats / 2 : k_floats;
+        std::atomic<unsigned char>& state = ops.state[head * ops.blocks + block];
+        state.store(block_packing); // as another thread would leave it while packing
+        const packed_block_at own = packed_block(c.p, ops, 0, head, block, block + 1); // none to pack ahead
+        CHECK(own.k != ops.k_block(c.p, 0, head, block));
+        CHECK(state.load() == block_packing); // the other thread's state is left to it
+        // the copy in its place, packed as that thread would
+        pack_key_block(c.p, ops, 0, head, block, ops.k_block(c.p, 0, head, block),
+                       sixteen_bits ? ops.v_block(c.p, 0, head, block) : nullptr);
+        state.store(block_packed);
+        CHECK(std::memcmp(own.k, ops.k_block(c.p, 0, head, block), k_floats * sizeof(float)) == 0);
+        if (sixteen_bits)
+            CHECK(std::memcmp(own.v, ops.v_block(c.p, 0, head, block), v_floats * sizeof(float)) == 0);
+        else
+            CHECK(own.v == nullptr);
+        const packed_block_at shared = packed_block(c.p, ops, 0, head, block, block + 1);
+        CHECK(shared.k == ops.k_block(c.p, 0, head, block)); // packed now: read where it is
     }
 }

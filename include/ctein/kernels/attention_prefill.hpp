@@ -1,7 +1,7 @@
-// attention_prefill: the fused attention kernel for many queries. K is packed once per call,
-// transposed in blocks of block_keys keys; each piece of work then takes a tile of queries of one
-// key/value head, for every query head of its group, through the key blocks it sees, so a block
-// is read once for the whole group while it is in cache.
+// attention_prefill: the fused attention kernel for many queries. K is packed transposed in blocks
+// of block_keys keys, each block once per call, by the first piece that needs it; each piece of
+// work takes a tile of queries of one key/value head, for every query head of its group, through
+// the key blocks it sees, so a block is read once for the whole group while it is in cache.
 #pragma once
 
 #include "attention_dropout.hpp"
@@ -13,9 +13,12 @@
 #include "transpose.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <numeric>
 #include <utility>
@@ -98,7 +101,8 @@ inline bool values_in_place(const attention_problem& p, std::size_t dp) noexcept
            p.v_strides.head % line == 0 && p.v_strides.token % line == 0;
 }
 
-/// K and, unless V can be read in place, V as the prefill reads them.
+/// K and, unless V can be read in place, V as the prefill reads them: each key block packed once,
+/// by the first piece that needs it (packed_block).
 struct packed_operands {
     std::size_t dp = 0;
     std::size_t blocks = 0; ///< key blocks per head
@@ -108,12 +112,15 @@ struct packed_operands {
     call_buffer v;
     /// Keys packed as bfloat16 pairs of features, values as pairs of keys (bf16_dot_products).
     bool pairs = false;
+    /// Per key block of each (batch, kv head): unpacked, being packed, or packed.
+    std::unique_ptr<std::atomic<unsigned char>[]> state;
 
     packed_operands(const attention_problem& p, std::size_t padded)
         : dp(padded)
         , blocks((p.keys + block_keys - 1) / block_keys)
         , k(p.batch * p.kv_heads * blocks * dp * block_keys)
-        , pairs(bf16_dot_products(p) && p.weights == nullptr) { // the weights path's steps read floats
+        , pairs(bf16_dot_products(p) && p.weights == nullptr) // the weights path's steps read floats
+        , state(new std::atomic<unsigned char>[p.batch * p.kv_heads * blocks]()) {
         const std::size_t value_keys = pairs ? blocks * block_keys / 2 : p.keys; // a pair: one float's bytes
         v = call_buffer(values_in_place(p, padded) ? 0 : p.batch * p.kv_heads * value_keys * dp);
     }
@@ -145,18 +152,15 @@ inline void transpose_tile(const float* from, std::ptrdiff_t stride, float* to) 
         });
 }
 
-/// Copies values [first, first + keys) of (b, kh) as aligned, zero-padded floats, unless they are
-/// read in place.
-inline void pack_values(const attention_problem& p, packed_operands& ops, std::size_t b, std::size_t kh,
-                        std::size_t first, std::size_t keys) noexcept {
-    if (ops.v.data() == nullptr) return;
-    float* vto = ops.v.data() + ((b * p.kv_heads + kh) * p.keys + first) * ops.dp;
+/// Copies values [first, first + keys) of (b, kh) to `vto` as aligned, zero-padded floats.
+inline void pack_values(const attention_problem& p, std::size_t dp, std::size_t b, std::size_t kh,
+                        std::size_t first, std::size_t keys, float* vto) noexcept {
     const void* vfrom = element_at(p.v, p.kv_type, token_offset(p.v_strides, b, kh, first));
     for (std::size_t j = 0; j < keys; ++j) {
         widen(p.kv_type, vfrom, vto, p.head_size);
-        std::fill(vto + p.head_size, vto + ops.dp, 0.0f);
+        std::fill(vto + p.head_size, vto + dp, 0.0f);
         vfrom = element_at(vfrom, p.kv_type, p.v_strides.token);
-        vto += ops.dp;
+        vto += dp;
     }
 }
 
@@ -199,15 +203,15 @@ inline void pack_value_pairs(const attention_problem& p, std::size_t b, std::siz
     }
 }
 
-/// Packs key block `block` of (b, kh): keys transposed, zeros past the last key and the head size;
-/// and its values, aligned and zero-padded, unless they are read in place.
-inline void pack_key_block(const attention_problem& p, packed_operands& ops, std::size_t b, std::size_t kh,
-                           std::size_t block) noexcept {
-    float* to = ops.k_block(p, b, kh, block);
+/// Packs key block `block` of (b, kh) into `to`: keys transposed, zeros past the last key and the
+/// head size; and its values into `vto`, aligned and zero-padded, unless they are read in place
+/// (`vto` null).
+inline void pack_key_block(const attention_problem& p, const packed_operands& ops, std::size_t b,
+                           std::size_t kh, std::size_t block, float* to, float* vto) noexcept {
     const std::size_t first = block * block_keys, keys = std::min(block_keys, p.keys - first);
     if (ops.pairs) {
         pack_key_pairs(p, ops, b, kh, first, keys, to);
-        pack_value_pairs(p, b, kh, first, keys, ops.dp, ops.v_block(p, b, kh, block));
+        pack_value_pairs(p, b, kh, first, keys, ops.dp, vto);
         return;
     }
     std::ptrdiff_t ks = p.k_strides.token;
@@ -231,7 +235,75 @@ inline void pack_key_block(const attention_problem& p, packed_operands& ops, std
         for (std::size_t j = d < whole_d ? whole_keys : 0; j < block_keys; ++j)
             row[j] = d < p.head_size && j < keys ? from[static_cast<std::ptrdiff_t>(j) * ks + d] : 0.0f;
     }
-    pack_values(p, ops, b, kh, first, keys);
+    if (vto) pack_values(p, ops.dp, b, kh, first, keys, vto);
+}
+
+/// Where the steps read a key block: its packed keys, and its packed values (null: in place).
+struct packed_block_at {
+    const float* k;
+    const float* v;
+};
+
+/// States of a key block in packed_operands::state.
+enum : unsigned char { block_unpacked, block_packing, block_packed };
+
+/// Packs key block `block` of (b, kh) in its place unless another thread has begun to; whether
+/// this call packed it.
+inline bool pack_unless_begun(const attention_problem& p, const packed_operands& ops, std::size_t b,
+                              std::size_t kh, std::size_t block) noexcept {
+    std::atomic<unsigned char>& state = ops.state[(b * p.kv_heads + kh) * ops.blocks + block];
+    unsigned char seen = block_unpacked;
+    if (state.load(std::memory_order_relaxed) != block_unpacked ||
+        !state.compare_exchange_strong(seen, block_packing, std::memory_order_relaxed))
+        return false;
+    pack_key_block(p, ops, b, kh, block, ops.k_block(p, b, kh, block),
+                   ops.v.data() ? ops.v_block(p, b, kh, block) : nullptr);
+    state.store(block_packed, std::memory_order_release);
+    return true;
+}
+
+/// How long a piece with nothing else to pack waits for another thread to finish packing a block
+/// before it packs its own copy: several times a block's packing from memory (2-3 us measured on
+/// one Zen 3 core, 32 keys of d = 64), and short enough that a packing thread descheduled on a
+/// shared machine costs little.
+inline constexpr std::chrono::microseconds packing_wait{20};
+
+/// Key block `block` of (b, kh), packed by the first piece that needs it: K is then read from
+/// memory block by block between steps, not in a pass of its own before them, and blocks that
+/// no piece reaches (past a batch element's key length, or a causal limit) are never copied.
+/// A piece that finds another thread packing the block packs the next blocks it will reach
+/// (before `reached`) meanwhile, so that threads working on one head share its packing; with none
+/// left it waits up to packing_wait, then packs its own copy in its thread's scratch, which holds
+/// until the thread's next call.
+inline packed_block_at packed_block(const attention_problem& p, const packed_operands& ops, std::size_t b,
+                                    std::size_t kh, std::size_t block, std::size_t reached) noexcept {
+    float* const k = ops.k_block(p, b, kh, block);
+    float* const v = ops.v.data() ? ops.v_block(p, b, kh, block) : nullptr;
+    const std::atomic<unsigned char>& state = ops.state[(b * p.kv_heads + kh) * ops.blocks + block];
+    if (state.load(std::memory_order_acquire) == block_packed) return {k, v};
+    [[maybe_unused]] const phase_scope phase(kernel_phase::packing);
+    if (pack_unless_begun(p, ops, b, kh, block)) return {k, v};
+    std::size_t ahead = block + 1;
+    std::chrono::steady_clock::time_point deadline{};
+    for (unsigned idle = 0; state.load(std::memory_order_acquire) != block_packed;) {
+        if (ahead < reached) {
+            pack_unless_begun(p, ops, b, kh, ahead++);
+            continue;
+        }
+        if (idle++ == 0) deadline = std::chrono::steady_clock::now() + packing_wait;
+        if (idle % 16 == 0 && std::chrono::steady_clock::now() > deadline) {
+            thread_local call_buffer scratch; // a block of keys, then one of values
+            const std::size_t floats = ops.dp * block_keys;
+            if (scratch.size() < 2 * floats) scratch = call_buffer(2 * floats);
+            float* const own_v = v ? scratch.data() + floats : nullptr;
+            pack_key_block(p, ops, b, kh, block, scratch.data(), own_v);
+            return {scratch.data(), own_v};
+        }
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+    return {k, v};
 }
 
 /// The first key and the row range (over every row of the tile [first, first + rows)) a tile sees.
@@ -273,12 +345,14 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
     const std::size_t round_rows = rounds ? round_tiles * tile_rows : s.count;
     if (first_pass) prefetch_queries(p, s, 0, tile_rows);
     for (std::size_t kb = 0; static_cast<std::ptrdiff_t>(kb) < last; kb += block_keys) {
+        const packed_block_at packed = packed_block(
+            p, ops, b, kh, kb / block_keys, (static_cast<std::size_t>(last) + block_keys - 1) / block_keys);
         key_block blk;
         blk.first = kb;
-        blk.k = ops.k_block(p, b, kh, kb / block_keys);
+        blk.k = packed.k;
         blk.bf16_pairs = ops.pairs;
-        if (ops.v.data()) {
-            blk.v = ops.v_block(p, b, kh, kb / block_keys);
+        if (packed.v) {
+            blk.v = packed.v;
             blk.v_stride = static_cast<std::ptrdiff_t>(ops.dp);
         } else {
             blk.v = static_cast<const float*>(p.v) + token_offset(p.v_strides, b, kh, kb);
@@ -374,23 +448,15 @@ void prefill_piece(const attention_problem& p, const packed_operands& ops, std::
     }
 }
 
-/// The prefill path: pack K (and V when padded), then the pieces, head by head and largest first
-/// (under a causal mask the last query tiles see the most keys), each claimed by whichever thread
-/// is free.
+/// The prefill path: the pieces, head by head and largest first (under a causal mask the last
+/// query tiles see the most keys), each claimed by whichever thread is free and packing the key
+/// blocks it is the first to reach (packed_block).
 template <std::size_t D>
 void prefill(const attention_problem& p, std::size_t dp) {
     thread_pool& pool = thread_pool::instance();
     const std::size_t threads = std::max<std::size_t>(p.threads, 1);
-    packed_operands ops(p, dp);
+    const packed_operands ops(p, dp);
     const std::size_t heads = p.batch * p.kv_heads;
-    {
-        [[maybe_unused]] const phase_scope phase(kernel_phase::packing);
-        pool.run(heads * ops.blocks, threads, [&](std::size_t item) {
-            const std::size_t bh = item / ops.blocks;
-            pack_key_block(p, ops, bh / p.kv_heads, bh % p.kv_heads, item % ops.blocks);
-        });
-    }
-
     const std::size_t piece = prefill_queries(p.query_heads / p.kv_heads);
     const std::size_t tiles = (p.queries + piece - 1) / piece;
     std::vector<std::size_t> order(heads * tiles);

@@ -26,7 +26,8 @@ namespace ctein::kernels {
 
 /// The parts of a prefill call that phase_clock counts. The steps' phases nest in the pieces'.
 enum class kernel_phase : unsigned char {
-    packing,      ///< packing K (and V when it is not read in place), before any piece
+    packing,      ///< packing a block of K (and of V when it is not read in place), in the pieces: the
+                  ///< first piece to reach a block packs it (waits for another thread included)
     first_pieces, ///< each head's first piece in the order: it reads the head's K and V from beyond L2
     later_pieces, ///< the other pieces
     scores,       ///< a step's q·kᵀ and softmax (in the pieces)
