@@ -814,21 +814,20 @@ TEST_CASE("a piece that finds a key block being packed by another thread packs t
         REQUIRE((ops.v.data() != nullptr) == sixteen_bits);
         const std::size_t head = 1, block = 1, k_floats = ops.dp * block_keys;
         const std::size_t v_floats = ops.pairs ? k_floats / 2 : k_floats;
-        std::atomic<unsigned char>& state = ops.state[head * ops.blocks + block];
+        std::atomic<unsigned char>& state = ops.state_of(c.p, 0, head, block);
         state.store(block_packing); // as another thread would leave it while packing
         const packed_block_at own = packed_block(c.p, ops, 0, head, block, block + 1); // none to pack ahead
-        CHECK(own.k != ops.k_block(c.p, 0, head, block));
-        CHECK(state.load() == block_packing); // the other thread's state is left to it
+        CHECK(own.k != ops.k_block(c.p, 0, head, block)); // not the shared place, being written
+        CHECK(state.load() == block_packing);             // the other thread's state is left to it
         // the copy in its place, packed as that thread would
-        pack_key_block(c.p, ops, 0, head, block, ops.k_block(c.p, 0, head, block),
-                       sixteen_bits ? ops.v_block(c.p, 0, head, block) : nullptr);
+        const packed_block_at place = shared_place(c.p, ops, 0, head, block);
+        pack_key_block(c.p, ops, 0, head, block, place.k, place.v);
         state.store(block_packed);
-        CHECK(std::memcmp(own.k, ops.k_block(c.p, 0, head, block), k_floats * sizeof(float)) == 0);
+        CHECK(std::memcmp(own.k, place.k, k_floats * sizeof(float)) == 0);
         if (sixteen_bits)
-            CHECK(std::memcmp(own.v, ops.v_block(c.p, 0, head, block), v_floats * sizeof(float)) == 0);
+            CHECK(std::memcmp(own.v, place.v, v_floats * sizeof(float)) == 0);
         else
             CHECK(own.v == nullptr);
-        const packed_block_at shared = packed_block(c.p, ops, 0, head, block, block + 1);
-        CHECK(shared.k == ops.k_block(c.p, 0, head, block)); // packed now: read where it is
+        CHECK(packed_block(c.p, ops, 0, head, block, block + 1).k == place.k); // packed now: read in place
     }
 }

@@ -137,6 +137,12 @@ struct packed_operands {
         return pairs ? v.data() + (head * blocks + block) * block_keys / 2 * dp
                      : v.data() + (head * p.keys + block * block_keys) * dp;
     }
+
+    /// The packing state of key block `block` of (b, kh).
+    [[nodiscard]] std::atomic<unsigned char>& state_of(const attention_problem& p, std::size_t b,
+                                                       std::size_t kh, std::size_t block) const noexcept {
+        return state[(b * p.kv_heads + kh) * blocks + block];
+    }
 };
 
 /// Side of the square tiles K is transposed in: one cache line of floats.
@@ -240,9 +246,15 @@ inline void pack_key_block(const attention_problem& p, const packed_operands& op
 
 /// Where the steps read a key block: its packed keys, and its packed values (null: in place).
 struct packed_block_at {
-    const float* k;
-    const float* v;
+    float* k;
+    float* v;
 };
+
+/// Where key block `block` of (b, kh) is packed for every piece (values null: read in place).
+inline packed_block_at shared_place(const attention_problem& p, const packed_operands& ops, std::size_t b,
+                                    std::size_t kh, std::size_t block) noexcept {
+    return {ops.k_block(p, b, kh, block), ops.v.data() ? ops.v_block(p, b, kh, block) : nullptr};
+}
 
 /// States of a key block in packed_operands::state.
 enum : unsigned char { block_unpacked, block_packing, block_packed };
@@ -251,13 +263,13 @@ enum : unsigned char { block_unpacked, block_packing, block_packed };
 /// this call packed it.
 inline bool pack_unless_begun(const attention_problem& p, const packed_operands& ops, std::size_t b,
                               std::size_t kh, std::size_t block) noexcept {
-    std::atomic<unsigned char>& state = ops.state[(b * p.kv_heads + kh) * ops.blocks + block];
+    std::atomic<unsigned char>& state = ops.state_of(p, b, kh, block);
     unsigned char seen = block_unpacked;
     if (state.load(std::memory_order_relaxed) != block_unpacked ||
         !state.compare_exchange_strong(seen, block_packing, std::memory_order_relaxed))
         return false;
-    pack_key_block(p, ops, b, kh, block, ops.k_block(p, b, kh, block),
-                   ops.v.data() ? ops.v_block(p, b, kh, block) : nullptr);
+    const packed_block_at place = shared_place(p, ops, b, kh, block);
+    pack_key_block(p, ops, b, kh, block, place.k, place.v);
     state.store(block_packed, std::memory_order_release);
     return true;
 }
@@ -274,15 +286,14 @@ inline constexpr std::chrono::microseconds packing_wait{20};
 /// A piece that finds another thread packing the block packs the next blocks it will reach
 /// (before `reached`) meanwhile, so that threads working on one head share its packing; with none
 /// left it waits up to packing_wait, then packs its own copy in its thread's scratch, which holds
-/// until the thread's next call.
+/// until the thread next packs such a copy (the caller reads it for this block only).
 inline packed_block_at packed_block(const attention_problem& p, const packed_operands& ops, std::size_t b,
                                     std::size_t kh, std::size_t block, std::size_t reached) noexcept {
-    float* const k = ops.k_block(p, b, kh, block);
-    float* const v = ops.v.data() ? ops.v_block(p, b, kh, block) : nullptr;
-    const std::atomic<unsigned char>& state = ops.state[(b * p.kv_heads + kh) * ops.blocks + block];
-    if (state.load(std::memory_order_acquire) == block_packed) return {k, v};
+    const packed_block_at shared = shared_place(p, ops, b, kh, block);
+    const std::atomic<unsigned char>& state = ops.state_of(p, b, kh, block);
+    if (state.load(std::memory_order_acquire) == block_packed) return shared;
     [[maybe_unused]] const phase_scope phase(kernel_phase::packing);
-    if (pack_unless_begun(p, ops, b, kh, block)) return {k, v};
+    if (pack_unless_begun(p, ops, b, kh, block)) return shared;
     std::size_t ahead = block + 1;
     std::chrono::steady_clock::time_point deadline{};
     for (unsigned idle = 0; state.load(std::memory_order_acquire) != block_packed;) {
@@ -295,15 +306,15 @@ inline packed_block_at packed_block(const attention_problem& p, const packed_ope
             thread_local call_buffer scratch; // a block of keys, then one of values
             const std::size_t floats = ops.dp * block_keys;
             if (scratch.size() < 2 * floats) scratch = call_buffer(2 * floats);
-            float* const own_v = v ? scratch.data() + floats : nullptr;
-            pack_key_block(p, ops, b, kh, block, scratch.data(), own_v);
-            return {scratch.data(), own_v};
+            const packed_block_at own{scratch.data(), shared.v ? scratch.data() + floats : nullptr};
+            pack_key_block(p, ops, b, kh, block, own.k, own.v);
+            return own;
         }
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
     }
-    return {k, v};
+    return shared;
 }
 
 /// The first key and the row range (over every row of the tile [first, first + rows)) a tile sees.
