@@ -11,8 +11,8 @@
 
 namespace {
 
-// The versions of 2^x: exp2_poly as the kernels call it (the table on AVX2), and each version on
-// its own, so that both are checked on an AVX2 machine.
+// The versions of 2^x: exp2_poly as the kernels call it (the table on AVX2 and AVX-512), and each
+// version on its own, so that both are checked on such a machine, the table at each width it has.
 struct dispatched {
     using batch = xsimd::batch<float>;
     static batch of(batch x) { return ctein::kernels::exp2_poly(x); }
@@ -26,6 +26,16 @@ struct table {
     using batch = xsimd::batch<float, xsimd::fma3<xsimd::avx2>>;
     static batch of(batch x) { return ctein::kernels::exp2_table(x); }
 };
+#endif
+#if XSIMD_WITH_AVX512F
+struct table_avx512 {
+    using batch = xsimd::batch<float, xsimd::avx512f>;
+    static batch of(batch x) { return ctein::kernels::exp2_table(x); }
+};
+#endif
+#if XSIMD_WITH_FMA3_AVX2 && XSIMD_WITH_AVX512F
+#define CTEIN_EXP2_VERSIONS dispatched, polynomial, table, table_avx512
+#elif XSIMD_WITH_FMA3_AVX2
 #define CTEIN_EXP2_VERSIONS dispatched, polynomial, table
 #else
 #define CTEIN_EXP2_VERSIONS dispatched, polynomial

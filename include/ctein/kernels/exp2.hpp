@@ -1,6 +1,6 @@
 // exp2_poly: 2^x on a batch of floats, the exponential inside the fused attention kernel's softmax
-// (scores there are in log2 units, so softmax needs 2^x, never e^x). On AVX2 with FMA, a table
-// of 2^(j/8) read by one lane permute and a degree-3 polynomial on the rest; elsewhere plain
+// (scores there are in log2 units, so softmax needs 2^x, never e^x). On AVX2 with FMA and on
+// AVX-512, a table of 2^(j/8) read by one lane permute and a degree-3 polynomial on the rest; elsewhere plain
 // xsimd operations: a degree-6 polynomial on the fraction. Either way the integer part goes
 // straight into the float's exponent bits.
 #pragma once
@@ -19,35 +19,53 @@ inline constexpr float exp2_zero_below = -127.0f;
 
 /// A bound on the relative error of `exp2_poly` against the exact 2^x for x in [-126, 127]
 /// (results that are normal floats), about one rounding of the result: measured over every float
-/// of that range (exp2_test.cpp's hidden case [exp2-every-float]), 1.14e-7 at worst on AVX2 with
-/// FMA (the table's entries are rounded, then the result) and 8.0e-8 elsewhere; the suite's cases
-/// check both versions on samples.
+/// of that range (exp2_test.cpp's hidden case [exp2-every-float]), 1.14e-7 at worst with the
+/// table (AVX2 with FMA, AVX-512: its entries are rounded, then the result) and 8.0e-8 elsewhere; the suite's
+/// cases check both versions on samples.
 inline constexpr double exp2_max_relative_error = 1.2e-7;
 
-#if XSIMD_WITH_FMA3_AVX2
-/// 2^x on AVX2 with FMA (exp2_poly there): x = n + j/8 + r with r in [-1/16, 1/16], and 2^x = 2^n ·
-/// 2^(j/8) · 2^r. One lane permute reads 2^(j/8) from a register, a degree-3 polynomial gives
-/// 2^r, and an integer add puts n in the exponent. In the attention kernel's loops each
-/// operation of the softmax costs about half a cycle, and this takes 11 operations instead of
-/// the polynomial's 12, 4 of them multiplies instead of 7: prefill calls ran 1.01-1.05 x faster,
-/// the decode level (paired calls, one Zen 3 core; docs/benchmarks.md).
+#if XSIMD_WITH_FMA3_AVX2 || XSIMD_WITH_AVX512F
+/// Entry j (and j + 8) holds the bits of 2^(j/8) less j << 20, which exp2_table adds back.
+alignas(64) inline constexpr float exp2_table_entries[16] = {
+    0x1p+0f,        0x1.f72b84p-1f, 0x1.f06fe0p-1f, 0x1.ebfdaep-1f, 0x1.ea09e6p-1f, 0x1.eace54p-1f,
+    0x1.ee89fap-1f, 0x1.f5818ep-1f, 0x1p+0f,        0x1.f72b84p-1f, 0x1.f06fe0p-1f, 0x1.ebfdaep-1f,
+    0x1.ea09e6p-1f, 0x1.eace54p-1f, 0x1.ee89fap-1f, 0x1.f5818ep-1f};
+
+/// The entry of j, the low 3 bits of each lane of `bits`, read from a register by one lane
+/// permute: AVX2's reads 3 bits, AVX-512's 4 (j plus 8 times n's parity: the entries twice over).
+template <class A>
+[[gnu::always_inline]] inline xsimd::batch<float, A>
+exp2_table_entry(xsimd::batch<std::int32_t, A> bits) noexcept {
+#if XSIMD_WITH_AVX512F
+    if constexpr (xsimd::batch<float, A>::size == 16) {
+        return _mm512_permutexvar_ps(bits, _mm512_load_ps(exp2_table_entries));
+    } else
+#endif
+    {
+        static_assert(xsimd::batch<float, A>::size == 8);
+        return _mm256_permutevar8x32_ps(_mm256_load_ps(exp2_table_entries), bits);
+    }
+}
+
+/// 2^x on AVX2 with FMA and on AVX-512 (exp2_poly there): x = n + j/8 + r with r in [-1/16, 1/16],
+/// and 2^x = 2^n · 2^(j/8) · 2^r. One lane permute reads 2^(j/8) from a register, a degree-3
+/// polynomial gives 2^r, and an integer add puts n in the exponent. In the attention kernel's
+/// loops each operation of the softmax costs about half a cycle, and this takes 11 operations
+/// instead of the polynomial's 12, 4 of them multiplies instead of 7: prefill calls ran 1.01-1.05 x
+/// faster on one Zen 3 core (AVX2), the decode level; AVX-512 in docs/benchmarks.md.
 template <class A>
 [[gnu::always_inline]] inline xsimd::batch<float, A> exp2_table(xsimd::batch<float, A> x) noexcept {
     using batch = xsimd::batch<float, A>;
     using ints = xsimd::batch<std::int32_t, A>;
-    static_assert(batch::size == 8);
     // Adding 1.5 * 2^20 rounds x to a multiple of 1/8, 8n + j, and leaves 8n + j in the low bits
-    // of the sum's mantissa (above 2^22): j is the permute's index (it reads the low 3 bits of
-    // each lane), and the bits shifted left by 20 are n << 23 plus j << 20.
+    // of the sum's mantissa (above 2^22): j indexes the table, and the bits shifted left by 20
+    // are n << 23 plus j << 20.
     constexpr float shifter = 0x1.8p20f;
     x = xsimd::max(batch(exp2_zero_below), x); // NaN stays NaN (exp2_polynomial)
     const batch biased = x + batch(shifter);
     const batch r = x - (biased - batch(shifter)); // exact
     const ints bits = xsimd::bitwise_cast<ints>(biased);
-    // Entry j: the bits of 2^(j/8) less j << 20, which the shifted bits add back.
-    const __m256 table = _mm256_setr_ps(0x1p+0f, 0x1.f72b84p-1f, 0x1.f06fe0p-1f, 0x1.ebfdaep-1f,
-                                        0x1.ea09e6p-1f, 0x1.eace54p-1f, 0x1.ee89fap-1f, 0x1.f5818ep-1f);
-    const batch entry = _mm256_permutevar8x32_ps(table, bits);
+    const batch entry = exp2_table_entry<A>(bits);
     const batch scale = xsimd::bitwise_cast<batch>(xsimd::bitwise_cast<ints>(entry) + (bits << 20));
     // 2^r - 1 = r (c1 + c2 r + c3 r^2): fitted for the least relative error on [-1/16, 1/16]
     // (2.5e-8); 2^r as 1 + (2^r - 1) keeps integers exact (r = 0).
@@ -87,11 +105,14 @@ template <class A>
 /// where the result is a normal float (x in [-126, 127]); exactly 0 for x <= -127 (so -1e30, the
 /// masked score, and -inf give 0); a subnormal result for x in (-127, -126); NaN for NaN. Unlike
 /// xsimd::exp2 it checks no range above (softmax never asks for more than 2^8), which is what
-/// makes it cheap: 12 operations, 7 of them multiplies (on AVX2 11 and 4, exp2_table).
+/// makes it cheap: 12 operations, 7 of them multiplies (on AVX2 and AVX-512 11 and 4, exp2_table).
 ///
 ///     auto y = ctein::kernels::exp2_poly(xsimd::batch<float>(-1.5f)); // every lane 0.35355339
 template <class A>
 [[gnu::always_inline]] inline xsimd::batch<float, A> exp2_poly(xsimd::batch<float, A> x) noexcept {
+#if XSIMD_WITH_AVX512F
+    if constexpr (std::is_base_of_v<xsimd::avx512f, A>) return exp2_table(x);
+#endif
 #if XSIMD_WITH_FMA3_AVX2 // unfused, its multiply-adds would round twice: 1.25e-7 at worst
     if constexpr (std::is_base_of_v<xsimd::fma3<xsimd::avx2>, A>) return exp2_table(x);
 #endif
