@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times the attention kernel of a git revision (a) against the work tree's (b) in one process:
-#   benchmarks/kernel_ab/run.sh [REV] -- HQ HKV D TK f32|bf16 [TQ [CAUSAL [THREADS [COLD [KEY_LENGTH]]]]] [-- ...more calls]
+#   [CXX=clang++-14] benchmarks/kernel_ab/run.sh [REV] -- HQ HKV D TK f32|bf16 [TQ [CAUSAL [THREADS [COLD [KEY_LENGTH]]]]] [-- ...more calls]
 # REV defaults to HEAD. Prints, per call, both times and the ratio a / b (above 1: b is faster).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -11,11 +11,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/a"
 git -C "$root" archive "$rev" include | tar -x -C "$work/a"
+cxx=${CXX:-g++} # CXX=clang++-14 times the clang build
 flags=(-std=c++20 -O3 -march=native -DNDEBUG -DXTENSOR_USE_XSIMD)
 here="$root/benchmarks/kernel_ab"
-g++ "${flags[@]}" -DCTEIN_AB_NAMESPACE=ctein_a -I"$work/a/include" -c "$here/kernel.cpp" -o "$work/a.o" &
-g++ "${flags[@]}" -DCTEIN_AB_NAMESPACE=ctein_b -I"$root/include" -c "$here/kernel.cpp" -o "$work/b.o" &
+"$cxx" "${flags[@]}" -DCTEIN_AB_NAMESPACE=ctein_a -I"$work/a/include" -c "$here/kernel.cpp" -o "$work/a.o" &
+"$cxx" "${flags[@]}" -DCTEIN_AB_NAMESPACE=ctein_b -I"$root/include" -c "$here/kernel.cpp" -o "$work/b.o" &
 wait
-g++ "${flags[@]}" -I"$root/include" "$here/main.cpp" "$work/a.o" "$work/b.o" -o "$work/kernel_ab" -lpthread
+"$cxx" "${flags[@]}" -I"$root/include" "$here/main.cpp" "$work/a.o" "$work/b.o" -o "$work/kernel_ab" -lpthread
 source "$root/benchmarks/each_call.sh"
 each_call "$work/kernel_ab" "$@"

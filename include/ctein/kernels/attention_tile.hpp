@@ -6,6 +6,7 @@
 #include "../core/half_precision.hpp"
 #include "attention_rows.hpp"
 #include "exp2.hpp"
+#include "multiply_add.hpp"
 #include "register_hint.hpp"
 
 #include <xsimd/xsimd.hpp>
@@ -146,7 +147,7 @@ template <std::size_t Rows, std::size_t Cols>
     unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
         const batch q0(q[r * dp]), start(-m[r]);
         unrolled<Cols>([&](auto c)
-                           __attribute__((always_inline)) { s[r][c] = xsimd::fma(q0, kv[c], start); });
+                           __attribute__((always_inline)) { s[r][c] = multiply_add(q0, kv[c], start); });
     });
     for (std::size_t d = 1; d < dp; ++d) {
         const float* kd = k + d * block_keys;
@@ -155,8 +156,9 @@ template <std::size_t Rows, std::size_t Cols>
         });
         unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
             const batch qd(q[r * dp + d]);
-            unrolled<Cols>([&](auto c)
-                               __attribute__((always_inline)) { s[r][c] = xsimd::fma(qd, kv[c], s[r][c]); });
+            unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
+                s[r][c] = multiply_add(qd, kv[c], s[r][c]);
+            });
         });
     }
 }
@@ -195,7 +197,7 @@ template <std::size_t Rows, std::size_t Cols>
     unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
         const batch start(-m[r]);
         unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
-            s[r][c] = xsimd::fma(batch(acc[r][c]), scale, start);
+            s[r][c] = multiply_add(batch(acc[r][c]), scale, start);
         });
     });
 }
@@ -261,8 +263,9 @@ template <std::size_t Rows, std::size_t Keys, class E>
                        __attribute__((always_inline)) { kw[k] = shared_by<Rows>(load_widened(key[k] + w)); });
     unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
         const batch qr = shared_by<Keys>(batch::load_aligned(q + r * dp + w));
-        unrolled<Keys>([&](auto k)
-                           __attribute__((always_inline)) { acc[r][k] = xsimd::fma(qr, kw[k], acc[r][k]); });
+        unrolled<Keys>([&](auto k) __attribute__((always_inline)) {
+            acc[r][k] = multiply_add(qr, kw[k], acc[r][k]);
+        });
     });
 }
 
@@ -364,8 +367,9 @@ template <std::size_t Rows, std::size_t W, class E>
         });
         unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
             const batch pj(p[r * block_keys + j]);
-            unrolled<W>([&](auto w)
-                            __attribute__((always_inline)) { acc[r][w] = xsimd::fma(pj, vv[w], acc[r][w]); });
+            unrolled<W>([&](auto w) __attribute__((always_inline)) {
+                acc[r][w] = multiply_add(pj, vv[w], acc[r][w]);
+            });
         });
     }
     unrolled<Rows>([&](auto r) __attribute__((always_inline)) {

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "multiply_add.hpp"
+
 #include "detail/quiet_intrinsics_begin.hpp"
 
 namespace ctein::kernels {
@@ -47,31 +49,46 @@ exp2_table_entry(xsimd::batch<std::int32_t, A> bits) noexcept {
     }
 }
 
+/// Adding 1.5 * 2^20 rounds x to a multiple of 1/8, 8n + j, and leaves 8n + j in the low bits of
+/// the sum's mantissa (above 2^22): j indexes the table, and the bits shifted left by 20 are
+/// n << 23 plus j << 20.
+inline constexpr float exp2_table_shifter = 0x1.8p20f;
+
+/// x less x rounded to a multiple of 1/8 (ties to even), exactly: two subtractions of `biased`
+/// (x + 1.5 * 2^20, rounded so), or on AVX-512 DQ one vreduceps of x, which rounds the same way.
+template <class A>
+[[gnu::always_inline]] inline xsimd::batch<float, A>
+exp2_table_remainder(xsimd::batch<float, A> x, xsimd::batch<float, A> biased) noexcept {
+#if defined(__AVX512DQ__)
+    if constexpr (xsimd::batch<float, A>::size == 16) {
+        return _mm512_reduce_ps(x, 3 << 4 | _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    }
+#endif
+    return x - (biased - xsimd::batch<float, A>(exp2_table_shifter));
+}
+
 /// 2^x on AVX2 with FMA and on AVX-512 (exp2_poly there): x = n + j/8 + r with r in [-1/16, 1/16],
 /// and 2^x = 2^n · 2^(j/8) · 2^r. One lane permute reads 2^(j/8) from a register, a degree-3
 /// polynomial gives 2^r, and an integer add puts n in the exponent. In the attention kernel's
 /// loops each operation of the softmax costs about half a cycle, and this takes 11 operations
-/// instead of the polynomial's 12, 4 of them multiplies instead of 7: prefill calls ran 1.01-1.05 x
-/// faster on one Zen 3 core (AVX2), the decode level; AVX-512 in docs/benchmarks.md.
+/// (10 with AVX-512 DQ's vreduceps) instead of the polynomial's 12, 4 of them multiplies instead
+/// of 7: prefill calls ran 1.01-1.05 x faster on one Zen 3 core (AVX2), 1.01-1.02 x on a Cascade
+/// Lake core (AVX-512), the decode level (docs/benchmarks.md).
 template <class A>
 [[gnu::always_inline]] inline xsimd::batch<float, A> exp2_table(xsimd::batch<float, A> x) noexcept {
     using batch = xsimd::batch<float, A>;
     using ints = xsimd::batch<std::int32_t, A>;
-    // Adding 1.5 * 2^20 rounds x to a multiple of 1/8, 8n + j, and leaves 8n + j in the low bits
-    // of the sum's mantissa (above 2^22): j indexes the table, and the bits shifted left by 20
-    // are n << 23 plus j << 20.
-    constexpr float shifter = 0x1.8p20f;
     x = xsimd::max(batch(exp2_zero_below), x); // NaN stays NaN (exp2_polynomial)
-    const batch biased = x + batch(shifter);
-    const batch r = x - (biased - batch(shifter)); // exact
+    const batch biased = x + batch(exp2_table_shifter);
+    const batch r = exp2_table_remainder<A>(x, biased);
     const ints bits = xsimd::bitwise_cast<ints>(biased);
     const batch entry = exp2_table_entry<A>(bits);
     const batch scale = xsimd::bitwise_cast<batch>(xsimd::bitwise_cast<ints>(entry) + (bits << 20));
     // 2^r - 1 = r (c1 + c2 r + c3 r^2): fitted for the least relative error on [-1/16, 1/16]
     // (2.5e-8); 2^r as 1 + (2^r - 1) keeps integers exact (r = 0).
-    batch p = xsimd::fma(batch(0x1.c6a002p-5f), r, batch(0x1.ec0c32p-3f));
-    p = xsimd::fma(p, r, batch(0x1.62e432p-1f));
-    return xsimd::fma(scale, r * p, scale);
+    batch p = multiply_add(batch(0x1.c6a002p-5f), r, batch(0x1.ec0c32p-3f));
+    p = multiply_add(p, r, batch(0x1.62e432p-1f));
+    return multiply_add(scale, r * p, scale);
 }
 #endif
 
@@ -91,12 +108,12 @@ template <class A>
     // Cephes' exp2f (S. Moshier, cephes/single/exp2f.c): 2^f = 1 + f * P(f) on [-0.5, 0.5],
     // relative error 1.7e-7 peak.
     batch p(1.535336188319500e-4f);
-    p = xsimd::fma(p, f, batch(1.339887440266574e-3f));
-    p = xsimd::fma(p, f, batch(9.618437357674640e-3f));
-    p = xsimd::fma(p, f, batch(5.550332471162809e-2f));
-    p = xsimd::fma(p, f, batch(2.402264791363012e-1f));
-    p = xsimd::fma(p, f, batch(6.931472028550421e-1f));
-    p = xsimd::fma(p, f, batch(1.0f));
+    p = multiply_add(p, f, batch(1.339887440266574e-3f));
+    p = multiply_add(p, f, batch(9.618437357674640e-3f));
+    p = multiply_add(p, f, batch(5.550332471162809e-2f));
+    p = multiply_add(p, f, batch(2.402264791363012e-1f));
+    p = multiply_add(p, f, batch(6.931472028550421e-1f));
+    p = multiply_add(p, f, batch(1.0f));
     const batch scale = xsimd::bitwise_cast<batch>(xsimd::bitwise_cast<ints>(biased) << 23);
     return p * scale;
 }
@@ -105,7 +122,7 @@ template <class A>
 /// where the result is a normal float (x in [-126, 127]); exactly 0 for x <= -127 (so -1e30, the
 /// masked score, and -inf give 0); a subnormal result for x in (-127, -126); NaN for NaN. Unlike
 /// xsimd::exp2 it checks no range above (softmax never asks for more than 2^8), which is what
-/// makes it cheap: 12 operations, 7 of them multiplies (on AVX2 and AVX-512 11 and 4, exp2_table).
+/// makes it cheap: 12 operations, 7 of them multiplies (on AVX2 and AVX-512 10 or 11 and 4, exp2_table).
 ///
 ///     auto y = ctein::kernels::exp2_poly(xsimd::batch<float>(-1.5f)); // every lane 0.35355339
 template <class A>

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "multiply_add.hpp"
+
 #if defined(__AVX512F__)
 #include <immintrin.h>
 
@@ -15,21 +17,6 @@
 #endif
 
 namespace ctein::kernels {
-
-namespace detail {
-/// `x * y + z` in one rounding. xsimd 8.1 has no AVX-512 fma: its generic `x * y + z` is fused
-/// by g++ (-ffp-contract=fast) but not by clang, which would halve the micro-kernel's speed.
-template <class B>
-B multiply_add(const B& x, const B& y, const B& z) noexcept {
-#if defined(__AVX512F__)
-    if constexpr (sizeof(typename B::register_type) == 64) {
-        if constexpr (std::is_same_v<typename B::value_type, float>) return _mm512_fmadd_ps(x, y, z);
-        if constexpr (std::is_same_v<typename B::value_type, double>) return _mm512_fmadd_pd(x, y, z);
-    }
-#endif
-    return xsimd::fma(x, y, z);
-}
-} // namespace detail
 
 /// The register tile of the GEMM for T: `rows` rows of C by `vectors` batches of columns.
 /// AVX-512 has 32 vector registers: 14 x 2 batches keep 28 accumulators, a row of B and a
@@ -79,7 +66,8 @@ void gemm_micro_kernel(std::size_t kc, const T* a, const T* b, const gemm_tile_t
         __builtin_prefetch(row + last, 1);
 #pragma GCC unroll 4
         for (std::size_t j = 0; j < v; ++j)
-            acc[i][j] = to.column_bias ? batch::load_aligned(to.column_bias + j * w) : batch(T(0)); // the epilogue's bias, for free
+            acc[i][j] = to.column_bias ? batch::load_aligned(to.column_bias + j * w)
+                                       : batch(T(0)); // the epilogue's bias, for free
     }
 #pragma GCC unroll 4
     for (std::size_t k = 0; k < kc; ++k) {
@@ -90,7 +78,7 @@ void gemm_micro_kernel(std::size_t kc, const T* a, const T* b, const gemm_tile_t
         for (std::size_t i = 0; i < Rows; ++i) {
             const batch x(a[k * mr + i]);
 #pragma GCC unroll 4
-            for (std::size_t j = 0; j < v; ++j) acc[i][j] = detail::multiply_add(x, row[j], acc[i][j]);
+            for (std::size_t j = 0; j < v; ++j) acc[i][j] = multiply_add(x, row[j], acc[i][j]);
         }
     }
     if (to.col_stride == 1 && to.cols == nr) {
