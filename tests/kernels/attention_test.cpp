@@ -808,15 +808,17 @@ TEST_CASE("a piece that finds a key block being packed by another thread packs t
           "[attention]") {
     using namespace ctein::kernels::attention_detail;
     for (bool sixteen_bits : {false, true}) { // float V read in place; bfloat16 V packed as well
-        // Block 1 holds the last 6 keys: the padding past them is compared too where it is read.
-        call c({1, 2, 2, 40, block_keys + 6, 64}, false);
+        // Block 1 is partial (its last keys), so that both copies' padding past them is compared
+        // wherever the steps read it.
+        constexpr std::size_t last_keys = 6;
+        call c({1, 2, 2, 40, block_keys + last_keys, 64}, false);
         if (sixteen_bits) c.narrow(ctein::kernels::element_type::bf16, false);
         const packed_operands ops(c.p, padded_head_size(64));
         REQUIRE((ops.v.data() != nullptr) == sixteen_bits);
         const std::size_t head = 1, block = 1, k_floats = ops.dp * block_keys;
         // Pairs of keys fill the block with zeros past the last key; float values are read only
         // for the block's keys (weighted_values), so only those are written.
-        const std::size_t v_floats = ops.pairs ? k_floats / 2 : ops.dp * 6;
+        const std::size_t v_floats = ops.pairs ? k_floats / 2 : ops.dp * last_keys;
         std::atomic<unsigned char>& state = ops.state_of(c.p, 0, head, block);
         state.store(block_packing); // as another thread would leave it while packing
         const packed_block_at own = packed_block(c.p, ops, 0, head, block, block + 1); // none to pack ahead

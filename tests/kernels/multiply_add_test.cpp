@@ -11,8 +11,8 @@
 TEMPLATE_TEST_CASE("multiply_add rounds once, at every batch width of the machine", "[multiply_add]", float,
                    double) {
     constexpr int m = std::numeric_limits<TestType>::digits; // 24 or 53 with the hidden bit
-    const TestType half = std::ldexp(TestType(1), -((m + 1) / 2));
-    const TestType x = 1 + half, z = -(1 + 2 * half), product_tail = half * half;
+    const TestType h = std::ldexp(TestType(1), -((m + 1) / 2));
+    const TestType x = 1 + h, z = -(1 + 2 * h), product_tail = h * h;
     const auto check = [&](auto batch) {
         using B = decltype(batch);
         const B r = ctein::kernels::multiply_add(B(x), B(x), B(z));

@@ -1,8 +1,8 @@
 // exp2_poly: 2^x on a batch of floats, the exponential inside the fused attention kernel's softmax
 // (scores there are in log2 units, so softmax needs 2^x, never e^x). On AVX2 with FMA and on
-// AVX-512, a table of 2^(j/8) read by one lane permute and a degree-3 polynomial on the rest; elsewhere plain
-// xsimd operations: a degree-6 polynomial on the fraction. Either way the integer part goes
-// straight into the float's exponent bits.
+// AVX-512, a table of 2^(j/8) read by one lane permute and a degree-3 polynomial on the rest;
+// elsewhere plain xsimd operations: a degree-6 polynomial on the fraction. Either way the integer
+// part goes straight into the float's exponent bits.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -22,8 +22,8 @@ inline constexpr float exp2_zero_below = -127.0f;
 /// A bound on the relative error of `exp2_poly` against the exact 2^x for x in [-126, 127]
 /// (results that are normal floats), about one rounding of the result: measured over every float
 /// of that range (exp2_test.cpp's hidden case [exp2-every-float]), 1.14e-7 at worst with the
-/// table (AVX2 with FMA, AVX-512: its entries are rounded, then the result) and 8.0e-8 elsewhere; the suite's
-/// cases check both versions on samples.
+/// table (AVX2 with FMA, AVX-512: its entries are rounded, then the result) and 8.0e-8
+/// elsewhere; the suite's cases check both versions on samples.
 inline constexpr double exp2_max_relative_error = 1.2e-7;
 
 #if XSIMD_WITH_FMA3_AVX2 || XSIMD_WITH_AVX512F
@@ -122,7 +122,8 @@ template <class A>
 /// where the result is a normal float (x in [-126, 127]); exactly 0 for x <= -127 (so -1e30, the
 /// masked score, and -inf give 0); a subnormal result for x in (-127, -126); NaN for NaN. Unlike
 /// xsimd::exp2 it checks no range above (softmax never asks for more than 2^8), which is what
-/// makes it cheap: 12 operations, 7 of them multiplies (on AVX2 and AVX-512 10 or 11 and 4, exp2_table).
+/// makes it cheap: 12 operations, 7 of them multiplies (exp2_table on AVX2 and AVX-512: 10 or 11,
+/// and 4).
 ///
 ///     auto y = ctein::kernels::exp2_poly(xsimd::batch<float>(-1.5f)); // every lane 0.35355339
 template <class A>
