@@ -36,12 +36,13 @@ double peak_gflops(F one_thread, double flops_per_thread, std::size_t threads, i
 /// 12 of AVX2's 16 (16 chains spilled there, and the loop measured half the peak: 56 against 98
 /// GFLOP/s on a Zen 3 core, below the attention kernel it judges). The fastest of `runs` runs of
 /// about 5 ms each: a neighbour on this shared machine only ever slows the loop down, and a median
-/// let one busy core halve the 2-thread figure.
-inline double fma_peak_gflops(std::size_t threads = 1, int runs = 7) {
+/// let one busy core halve the 2-thread figure. `steps` of `chains` multiply-adds per run: 2^20
+/// take about 5 ms (thread start-up is noise); fewer serve runs whose timings mean nothing (an
+/// unoptimised sanitizer build, where 2^20 took a minute).
+inline double fma_peak_gflops(std::size_t threads = 1, int runs = 7, std::size_t steps = std::size_t{1} << 20) {
     using batch = xsimd::batch<float>;
     constexpr std::size_t chains = sizeof(batch) == 64 ? 16 : 12;
-    constexpr std::size_t steps = 1 << 20; // about 5 ms: thread start-up is noise
-    const auto one_thread = [] {
+    const auto one_thread = [steps] {
         std::array<batch, chains> acc;
         for (std::size_t c = 0; c < chains; ++c) acc[c] = batch(1.0f + 1e-7f * static_cast<float>(c));
         const batch a(0.999999f), b(1e-7f);
@@ -54,7 +55,7 @@ inline double fma_peak_gflops(std::size_t threads = 1, int runs = 7) {
         volatile float sink = xsimd::hadd(sum); // the chains are not dead code
         static_cast<void>(sink);
     };
-    return peak_gflops(one_thread, 2.0 * batch::size * chains * steps, threads, runs);
+    return peak_gflops(one_thread, 2.0 * batch::size * chains * static_cast<double>(steps), threads, runs);
 }
 
 /// GFLOP/s of independent bfloat16 dot products (vdpbf16ps: 2 products and 2 adds per float
