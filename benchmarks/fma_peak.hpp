@@ -39,7 +39,8 @@ double peak_gflops(F one_thread, double flops_per_thread, std::size_t threads, i
 /// let one busy core halve the 2-thread figure. `steps` of `chains` multiply-adds per run: 2^20
 /// take about 5 ms (thread start-up is noise); fewer serve runs whose timings mean nothing (an
 /// unoptimised sanitizer build, where 2^20 took a minute).
-inline double fma_peak_gflops(std::size_t threads = 1, int runs = 7, std::size_t steps = std::size_t{1} << 20) {
+inline double fma_peak_gflops(std::size_t threads = 1, int runs = 7,
+                              std::size_t steps = std::size_t{1} << 20) {
     using batch = xsimd::batch<float>;
     constexpr std::size_t chains = sizeof(batch) == 64 ? 16 : 12;
     const auto one_thread = [steps] {
