@@ -184,8 +184,8 @@ bool table(std::size_t t, bool brief) {
     const std::size_t threads = ctein::thread_count();
     row_printer row{brief ? ctein::bench::fma_peak_gflops(threads, 1, 1 << 10)
                           : ctein::bench::fma_peak_gflops(threads)};
-    std::printf("Attention blocks, batch 1, fp32, %zu thread(s); FMA peak measured now: %.0f GFLOP/s\n", threads,
-                row.peak);
+    std::printf("Attention blocks, batch 1, fp32, %zu thread(s); FMA peak measured now: %.0f GFLOP/s%s\n",
+                threads, row.peak, brief ? " (--small: timings mean nothing)" : "");
     std::printf("%-36s %-28s %9s %8s %7s %9s  %s\n", "variant", "shapes", "ms", "GFLOP/s", "peak", "vs loops",
                 "check: largest difference from the loops (of their largest value)");
     const std::string width = "E " + std::to_string(E) + ", H " + std::to_string(H);
