@@ -1,0 +1,220 @@
+// Where the prefill's step loses its time, layer by layer: each layer runs the one below it with
+// more of the kernel around it, so the drop from one to the next is what that layer adds. Per
+// step (a tile of query rows through a block of keys), the fastest of many runs (on a shared VM a
+// neighbour only ever slows a run down), as a share of the FMA peak measured in the same run:
+//
+//   1. q·kᵀ's loop alone;   2. P·V's loop alone (their blocks in L2, as in the kernel);
+//   3. 2^x of a step's scores;
+//   4. the kernel's steps (scores, softmax, P·V in rounds) over one piece's tiles and every key
+//      block, on the call's packed keys and values, without the pass around them;
+//   5. one piece's pass (prefill_pass: queries, bookkeeping, outputs), keys already packed;
+//   6. the whole call (packing, every piece).
+//
+//   kernel_layers HQ HKV D TK f32 TQ      (the call: ../kernel_call.hpp; 1 thread, no mask, and D
+//   one of the kernel's compiled head sizes: 32, 64, 80, 128)
+#include "../fma_peak.hpp"
+#include "../kernel_call.hpp"
+#include "../timing.hpp"
+
+#include <ctein/kernels/attention.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+using namespace ctein::kernels;
+using namespace ctein::kernels::attention_detail;
+using ctein::bench::aligned_vector;
+
+constexpr std::size_t cols = block_keys / lanes;
+constexpr int runs = 8;
+constexpr int turns = 8;
+
+/// One layer: its name, its work (`steps` steps a run) and the flops of a step (0: not counted).
+struct layer {
+    const char* name;
+    std::function<void()> work;
+    double steps, flops;
+    double fastest = 1e30; ///< seconds a step
+};
+
+/// The layers and the FMA peak measured by turns, `turns` times `runs` runs each, so that each
+/// figure's fastest run comes from a quiet moment of a shared machine rather than from one stretch
+/// of it; the peak (GFLOP/s), the fastest of all its runs.
+inline double measure(std::vector<layer>& all) {
+    double peak = 0;
+    for (int turn = 0; turn < turns; ++turn) {
+        peak = std::max(peak, ctein::bench::fma_peak_gflops(1, runs));
+        for (layer& l : all)
+            l.fastest = std::min(l.fastest, ctein::bench::fastest_seconds(l.work, runs) / l.steps);
+    }
+    return peak;
+}
+
+struct layers {
+    const attention_problem& p;
+    std::string describe;
+    std::size_t piece = prefill_queries(p.query_heads / p.kv_heads);
+
+    /// Multiply-adds of one step's q·kᵀ (P·V has as many).
+    [[nodiscard]] double product_flops() const {
+        return 2.0 * tile_rows * block_keys * static_cast<double>(p.head_size);
+    }
+    static void print(const layer& l, double peak) {
+        if (l.flops > 0)
+            std::printf("  %-58s %8.0f ns  %5.1f %% of peak\n", l.name, l.fastest * 1e9,
+                        100.0 * l.flops / l.fastest * 1e-9 / peak);
+        else
+            std::printf("  %-58s %8.0f ns\n", l.name, l.fastest * 1e9);
+    }
+
+    /// A row set of the first piece of head 0 in `storage` (not the thread's, which the whole call
+    /// uses), its queries loaded, as prefill_piece starts one.
+    [[nodiscard]] row_set first_piece(row_storage& storage) const {
+        const std::size_t rows = (std::min(piece, p.queries) + tile_rows - 1) / tile_rows * tile_rows;
+        row_set s = storage.rows(rows, p.head_size);
+        s.batch_index = 0;
+        for (std::size_t r = 0; r < rows; ++r) {
+            s.head[r] = 0;
+            s.query[r] = r < p.queries ? static_cast<std::int64_t>(r) : -1;
+        }
+        start_rows(p, s, true);
+        return s;
+    }
+
+    template <std::size_t D>
+    void run() const {
+        constexpr std::size_t dp = D;
+        aligned_vector<float> q(tile_rows * dp, 0.03f), m(tile_rows, 0.0f), o(tile_rows * dp, 0.0f),
+            weights(tile_rows * block_keys, 0.01f);
+        constexpr std::size_t blocks_in_l2 = 8;
+        aligned_vector<float> k(blocks_in_l2 * dp * block_keys, 0.01f),
+            v(blocks_in_l2 * block_keys * dp, 0.02f);
+        aligned_vector<float> sink(lanes);
+        std::vector<layer> all;
+        const double loop_steps = 2000;
+        all.push_back({"1. q·kᵀ loop alone",
+                       [&] {
+                           for (int i = 0; i < loop_steps; ++i) {
+                               batch s[tile_rows][cols];
+                               packed_scores<tile_rows, cols>(
+                                   q.data(), dp, k.data() + i % blocks_in_l2 * dp * block_keys, m.data(), s);
+                               batch sum = s[0][0];
+                               unrolled<tile_rows>(
+                                   [&](auto r) { unrolled<cols>([&](auto c) { sum += s[r][c]; }); });
+                               sum.store_aligned(sink.data());
+                           }
+                       },
+                       loop_steps, product_flops()});
+        all.push_back({"2. P·V loop alone",
+                       [&] {
+                           for (int i = 0; i < loop_steps; ++i)
+                               all_weighted_values<D, tile_rows>(
+                                   o.data(), dp, weights.data(),
+                                   v.data() + i % blocks_in_l2 * block_keys * dp, dp, block_keys);
+                       },
+                       loop_steps, product_flops()});
+        all.push_back({"3. 2^x of a step's scores",
+                       [&] {
+                           batch sum(0.0f);
+                           for (int i = 0; i < loop_steps; ++i)
+                               unrolled<tile_rows>([&](auto r) {
+                                   unrolled<cols>([&](auto c) {
+                                       sum += exp2_poly(
+                                           batch::load_aligned(weights.data() + r * block_keys + c * lanes));
+                                   });
+                               });
+                           sum.store_aligned(sink.data());
+                       },
+                       loop_steps, 0});
+
+        const packed_operands ops(p, dp);
+        row_storage storage;
+        row_set s = first_piece(storage);
+        prefill_pass<D, step_mode::online>(p, ops, s, 0); // packs every key block of head 0
+        const std::size_t blocks = (p.keys + block_keys - 1) / block_keys;
+        const std::size_t tiles = s.count / tile_rows;
+        const double piece_steps = static_cast<double>(tiles * blocks);
+        all.push_back(
+            {"4. the kernel's steps over one piece, no pass around them",
+             [&] {
+                 for (std::size_t b = 0; b < blocks; ++b) {
+                     key_block blk;
+                     blk.first = b * block_keys;
+                     blk.keys = std::min(block_keys, p.keys - blk.first);
+                     const packed_block_at at = shared_place(p, ops, 0, 0, b);
+                     blk.k = at.k;
+                     blk.v = at.v ? at.v : static_cast<const float*>(p.v) + blk.first * dp;
+                     blk.v_stride = static_cast<std::ptrdiff_t>(dp);
+                     for (std::size_t round = 0; round < tiles; round += round_tiles) {
+                         const std::size_t end = std::min(tiles, round + round_tiles);
+                         for (std::size_t t = round; t < end; ++t)
+                             packed_step<D, step_mode::online, false>(
+                                 cols, p, s, t * tile_rows, blk, s.p + (t - round) * tile_rows * block_keys);
+                         for (std::size_t t = round; t < end; ++t)
+                             step_values<D, tile_rows, true>(s, t * tile_rows, blk, blk.keys,
+                                                             s.p + (t - round) * tile_rows * block_keys);
+                     }
+                 }
+             },
+             piece_steps, 2 * product_flops()});
+        all.push_back({"5. one piece's pass, keys packed",
+                       [&] {
+                           start_rows(p, s, false);
+                           prefill_pass<D, step_mode::online>(p, ops, s, 0);
+                       },
+                       piece_steps, 2 * product_flops()});
+
+        const std::size_t pieces = (p.queries + piece - 1) / piece;
+        double call_steps = 0;
+        for (std::size_t i = 0; i < pieces; ++i)
+            call_steps +=
+                static_cast<double>((std::min(piece, p.queries - i * piece) + tile_rows - 1) / tile_rows);
+        call_steps *= static_cast<double>(p.query_heads * blocks);
+        all.push_back({"6. the whole call", [&] { attention(p); }, call_steps, 2 * product_flops()});
+        const double peak = measure(all);
+        std::printf("%s; FMA peak %.1f GFLOP/s; per step of %zu rows x %zu keys (fastest of %d x %d runs, by "
+                    "turns):\n",
+                    describe.c_str(), peak, tile_rows, block_keys, turns, runs);
+        for (const layer& l : all) print(l, peak);
+    }
+};
+} // namespace
+
+int main(int argc, char** argv) {
+    ctein::bench::kernel_call given(argc, argv);
+    if (!given.valid()) {
+        std::fprintf(stderr, "usage: %s %s\n", argv[0], ctein::bench::kernel_call::usage);
+        return 2;
+    }
+    aligned_vector<float> out(given.query_size());
+    attention_problem p = given.problem(out.data());
+    given.take(p);
+    if (p.causal || p.threads != 1 || p.key_lengths || p.kv_type != element_type::f32 ||
+        p.query_heads != p.kv_heads) {
+        std::fprintf(stderr,
+                     "kernel_layers: f32, one thread, no mask, as many key/value heads as query heads\n");
+        return 2;
+    }
+    const layers l{p, given.describe()};
+    switch (p.head_size) {
+    case 32:
+        l.run<32>();
+        break;
+    case 64:
+        l.run<64>();
+        break;
+    case 80:
+        l.run<80>();
+        break;
+    case 128:
+        l.run<128>();
+        break;
+    default:
+        std::fprintf(stderr, "kernel_layers: D is 32, 64, 80 or 128\n");
+        return 2;
+    }
+}
