@@ -3,7 +3,8 @@
 // step (a tile of query rows through a block of keys), the fastest of many runs (on a shared VM a
 // neighbour only ever slows a run down), as a share of the FMA peak measured in the same run:
 //
-//   1. q·kᵀ's loop alone;   2. P·V's loop alone (their blocks in L2, as in the kernel);
+//   1. q·kᵀ's loop alone (and a sum of its scores, about 1 % more, which keeps them alive);
+//   2. P·V's loop alone (both loops' blocks in L2, as in the kernel);
 //   3. 2^x of a step's scores;
 //   4. the kernel's steps (scores, softmax, P·V in rounds) over one piece's tiles and every key
 //      block, on the call's packed keys and values, without the pass around them;
