@@ -54,6 +54,13 @@ public:
     }
 
     [[nodiscard]] bool valid() const noexcept { return valid_; }
+
+    /// valid(); when not, prints the tool's usage to stderr: `program`, its own arguments
+    /// (`before`, those ahead of the call's) and the call's.
+    [[nodiscard]] bool valid_or_usage(const char* program, const char* before = "") const {
+        if (!valid_) std::fprintf(stderr, "usage: %s %s%s\n", program, before, usage);
+        return valid_;
+    }
     [[nodiscard]] std::size_t query_size() const noexcept { return q_.size(); }
 
     /// The problem writing to `out` (query_size() floats), with K and V not yet chosen (take).

@@ -28,10 +28,7 @@ double seconds(const problem& p, void (*run)(const void*)) {
 
 int main(int argc, char** argv) {
     ctein::bench::kernel_call given(argc, argv);
-    if (!given.valid()) {
-        std::fprintf(stderr, "usage: %s %s\n", argv[0], ctein::bench::kernel_call::usage);
-        return 2;
-    }
+    if (!given.valid_or_usage(argv[0])) return 2;
     ctein::bench::aligned_vector<float> out_a(given.query_size()), out_b(given.query_size());
     problem pa = given.problem(out_a.data()), pb = given.problem(out_b.data());
     const auto call = [&](problem& p, void (*run)(const void*)) {

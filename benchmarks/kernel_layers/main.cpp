@@ -187,10 +187,7 @@ struct layers {
 
 int main(int argc, char** argv) {
     ctein::bench::kernel_call given(argc, argv);
-    if (!given.valid()) {
-        std::fprintf(stderr, "usage: %s %s\n", argv[0], ctein::bench::kernel_call::usage);
-        return 2;
-    }
+    if (!given.valid_or_usage(argv[0])) return 2;
     aligned_vector<float> out(given.query_size());
     attention_problem p = given.problem(out.data());
     given.take(p);
@@ -201,21 +198,16 @@ int main(int argc, char** argv) {
         return 2;
     }
     const layers l{p, given.describe()};
-    switch (p.head_size) {
-    case 32:
-        l.run<32>();
-        break;
-    case 64:
-        l.run<64>();
-        break;
-    case 80:
-        l.run<80>();
-        break;
-    case 128:
-        l.run<128>();
-        break;
-    default:
-        std::fprintf(stderr, "kernel_layers: D is 32, 64, 80 or 128\n");
+    bool compiled = true;
+    with_compiled_head_size(p.head_size, [&](auto d) {
+        if constexpr (d == 0)
+            compiled = false; // the generic kernel: its steps take D at run time
+        else
+            l.run<d>();
+    });
+    if (!compiled) {
+        std::fprintf(stderr,
+                     "kernel_layers: D is one of the kernel's compiled head sizes (32, 64, 80, 128)\n");
         return 2;
     }
 }

@@ -24,10 +24,7 @@
 
 int main(int argc, char** argv) {
     ctein::bench::kernel_call given(argc, argv, 2);
-    if (argc < 2 || !given.valid()) {
-        std::fprintf(stderr, "usage: %s CALLS %s\n", argv[0], ctein::bench::kernel_call::usage);
-        return 2;
-    }
+    if (!given.valid_or_usage(argv[0], "CALLS ")) return 2;
     const int calls = std::stoi(argv[1]);
     ctein::bench::aligned_vector<float> out(given.query_size());
     ctein::kernels::attention_problem p = given.problem(out.data());

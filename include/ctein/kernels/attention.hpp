@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
+#include <type_traits>
 
 #include "detail/quiet_intrinsics_begin.hpp"
 
@@ -33,6 +34,29 @@ void attention_for_head_size(const attention_problem& p) {
         decode<D>(p, dp);
     else
         prefill<D>(p, dp);
+}
+
+/// Calls f(std::integral_constant<std::size_t, D>) for the kernel compiled for `head_size`: D is the
+/// head size itself for 32, 64, 80 and 128 in optimised builds, 0 (the generic kernel) otherwise.
+template <class F>
+void with_compiled_head_size(std::size_t head_size, F&& f) {
+#if CTEIN_ATTENTION_SPECIALISED_HEAD_SIZES
+    switch (head_size) {
+    case 32:
+        return f(std::integral_constant<std::size_t, 32>{});
+    case 64:
+        return f(std::integral_constant<std::size_t, 64>{});
+    case 80:
+        return f(std::integral_constant<std::size_t, 80>{});
+    case 128:
+        return f(std::integral_constant<std::size_t, 128>{});
+    default:
+        break;
+    }
+#else
+    static_cast<void>(head_size);
+#endif
+    f(std::integral_constant<std::size_t, 0>{});
 }
 
 /// A call without keys: every row is fully masked, so its output is zeros.
@@ -66,34 +90,15 @@ inline void zero_outputs(const attention_problem& p) noexcept {
 /// A template only so that the kernel is compiled in the files that call it: as a plain inline
 /// function, every file including ctein.hpp instantiated it (1.3-1.7 s of each one's compile).
 template <class Problem = attention_problem>
-    requires std::same_as<Problem, attention_problem>
+requires std::same_as<Problem, attention_problem>
 void attention(const Problem& p) {
     if (p.batch == 0 || p.query_heads == 0 || p.queries == 0 || p.head_size == 0) return;
     if (p.keys == 0) {
         attention_detail::zero_outputs(p);
         return;
     }
-#if !CTEIN_ATTENTION_SPECIALISED_HEAD_SIZES
-    attention_detail::attention_for_head_size<0>(p);
-#else
-    switch (p.head_size) {
-    case 32:
-        attention_detail::attention_for_head_size<32>(p);
-        break;
-    case 64:
-        attention_detail::attention_for_head_size<64>(p);
-        break;
-    case 80:
-        attention_detail::attention_for_head_size<80>(p);
-        break;
-    case 128:
-        attention_detail::attention_for_head_size<128>(p);
-        break;
-    default:
-        attention_detail::attention_for_head_size<0>(p);
-        break;
-    }
-#endif
+    attention_detail::with_compiled_head_size(
+        p.head_size, [&](auto d) { attention_detail::attention_for_head_size<d>(p); });
 }
 
 } // namespace ctein::kernels
