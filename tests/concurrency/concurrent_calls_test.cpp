@@ -3,7 +3,7 @@
 // bitwise the one computed by one thread alone. Built with -fsanitize=thread by make test's
 // ThreadSanitizer stage (and plainly by the others), so a data race fails it as well.
 #include <ctein/ctein.hpp>
-#include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/attention_instances.cpp
+#include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/*instances.cpp
 
 #include "../support/deterministic_fill.hpp"
 

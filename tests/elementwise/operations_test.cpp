@@ -3,7 +3,7 @@
 // and broadcast operands, rows longer than a chunk; the names and static extents in the types; the
 // run-time errors; results fed to eval, assign, einsum, attention, reduce and rearrange.
 #include <ctein/ctein.hpp>
-#include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/attention_instances.cpp
+#include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/*instances.cpp
 
 #include "../support/deterministic_fill.hpp"
 

@@ -2,7 +2,7 @@
 // with v — is recognised and runs the kernel ctein::attention runs: bitwise-equal results. Also
 // the lazy einsum it builds on, and the weights read on their own.
 #include <ctein/ctein.hpp>
-#include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/attention_instances.cpp
+#include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/*instances.cpp
 
 #include "../support/deterministic_fill.hpp"
 

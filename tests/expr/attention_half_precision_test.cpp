@@ -5,7 +5,7 @@
 // bfloat16 (each moves by at most 2^-9 of itself, so an output by at most 2^-9 of the largest
 // |value|).
 #include <ctein/ctein.hpp>
-#include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/attention_instances.cpp
+#include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/*instances.cpp
 
 #include "../support/deterministic_fill.hpp"
 

@@ -3,7 +3,7 @@
 // numerics are tested against a naive loop in tests/kernels/attention_test.cpp and against PyTorch in
 // tests/fixtures/; here every option is checked against an equivalent way of saying the same thing.
 #include <ctein/ctein.hpp>
-#include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/attention_instances.cpp
+#include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/*instances.cpp
 #include <ctein/xtensor.hpp>
 
 #include "../support/deterministic_fill.hpp"

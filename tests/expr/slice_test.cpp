@@ -2,7 +2,7 @@
 // static extents where the bounds are static; the same checks at run time; a KV cache narrowed
 // to its first tokens read by attention in place.
 #include <ctein/ctein.hpp>
-#include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/attention_instances.cpp
+#include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/*instances.cpp
 
 #include "../support/deterministic_fill.hpp"
 

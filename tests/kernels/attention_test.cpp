@@ -1,6 +1,6 @@
 #include <ctein/core/half_precision.hpp>
 #include <ctein/kernels/attention.hpp>
-#include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/attention_instances.cpp
+#include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/*instances.cpp
 
 #include "../support/naive_attention.hpp"
 

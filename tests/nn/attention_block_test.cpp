@@ -3,7 +3,7 @@
 // token-by-token decode through its KV cache against one causal pass over every token; the cache's
 // checks and seed 002's size formula.
 #include <ctein/ctein.hpp>
-#include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/attention_instances.cpp
+#include <ctein/kernels/attention_instances.hpp> // compiled in tests/support/*instances.cpp
 #include <ctein/nn.hpp>
 
 #include "../support/deterministic_fill.hpp"

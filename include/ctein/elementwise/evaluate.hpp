@@ -6,11 +6,10 @@
 #pragma once
 
 #include "../core/diagnose.hpp"
+#include "../core/simd_headers.hpp"
 #include "../expr/as_view.hpp"
 #include "../expr/tensor.hpp"
 #include "expression.hpp"
-
-#include <xsimd/xsimd.hpp>
 
 #include <algorithm>
 #include <array>

@@ -5,11 +5,10 @@
 #pragma once
 
 #include "../core/diagnose.hpp"
+#include "../core/simd_headers.hpp"
 #include "../expr/as_view.hpp"
 #include "evaluate.hpp"
 #include "expression.hpp"
-
-#include <xsimd/xsimd.hpp>
 
 #include <cmath>
 #include <type_traits>

@@ -159,11 +159,16 @@ struct mask_rows {
     using element = typename view_type::value_type;
     using bools = tensor_of<bool, view_type::names, typename view_type::extents_type>;
 
-    kernels::explicit_mask mask;
-    std::optional<bools> copy;
+    static constexpr bool copied = std::is_integral_v<element> && !std::is_same_v<element, bool>;
 
-    mask_rows(const Mask& m, const std::array<plan::score_axis, plan::score_rank>& axes) {
-        if constexpr (std::is_integral_v<element> && !std::is_same_v<element, bool>) {
+    kernels::explicit_mask mask;
+    /// Only integer masks hold a copy: an optional one in every mask_rows, g++ 12 at -O2 saw it
+    /// as maybe uninitialised in its destructor (-Wmaybe-uninitialized in a user's build).
+    std::conditional_t<copied, std::optional<bools>, std::nullptr_t> copy{};
+
+    mask_rows(const Mask* given, const std::array<plan::score_axis, plan::score_rank>& axes) {
+        const Mask& m = *given;
+        if constexpr (copied) {
             if (m.kind == kernels::mask_kind::none) return;
             const auto values = eval(m.view);
             copy.emplace(values.extents(), uninitialized);
@@ -175,6 +180,12 @@ struct mask_rows {
             mask = explicit_mask_of(m, axes);
         }
     }
+};
+
+/// The mask_rows of a call without a mask: nothing to read.
+struct no_mask_rows {
+    kernels::explicit_mask mask;
+    no_mask_rows(const void*, const std::array<plan::score_axis, plan::score_rank>&) noexcept {}
 };
 
 /// Keys and values as the kernel reads them: heads repeated in place are read once when k and v
@@ -282,8 +293,9 @@ auto compute_attention(const Q& q, const K& k, const V& v, const Mask* mask,
         p.causal_offset = std::clamp(request.causal->offset, -tq - 1, tk);
     }
     if (request.has_key_padding) p.key_lengths = request.key_lengths.data();
-    std::optional<std::conditional_t<std::is_void_v<Mask>, std::nullptr_t, mask_rows<Mask>>> mask_read;
-    if constexpr (!std::is_void_v<Mask>) p.mask = mask_read.emplace(*mask, planned::plan.mask_axes).mask;
+    const std::conditional_t<std::is_void_v<Mask>, no_mask_rows, mask_rows<Mask>> mask_read(
+        mask, planned::plan.mask_axes);
+    p.mask = mask_read.mask;
     p.dropout = request.dropout;
     p.dropout_seed = request.dropout_seed;
     p.threads = request.threads != 0 ? request.threads : thread_count();

@@ -3,11 +3,10 @@
 // The draws depend only on (seed, batch, head, query, key), never on tiling or threads.
 #pragma once
 
+#include "../core/simd_headers.hpp"
 #include "attention_rows.hpp"
 #include "attention_tile.hpp"
 #include "philox.hpp"
-
-#include <xsimd/xsimd.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -3,10 +3,9 @@
 // prefill (attention_prefill.hpp) and the decode (attention_decode.hpp) paths keep their rows here.
 #pragma once
 
+#include "../core/simd_headers.hpp"
 #include "attention_problem.hpp"
 #include "widen.hpp"
-
-#include <xsimd/xsimd.hpp>
 
 #include <algorithm>
 #include <cmath>

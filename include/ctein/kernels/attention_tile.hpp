@@ -4,12 +4,11 @@
 #pragma once
 
 #include "../core/half_precision.hpp"
+#include "../core/simd_headers.hpp"
 #include "attention_rows.hpp"
 #include "exp2.hpp"
 #include "multiply_add.hpp"
 #include "register_hint.hpp"
-
-#include <xsimd/xsimd.hpp>
 
 #if defined(__AVX2__) || defined(__AVX512F__)
 #include <immintrin.h>

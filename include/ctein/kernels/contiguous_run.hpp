@@ -4,7 +4,7 @@
 // of 1, 2, 4 or 8 bytes; other types are copied one by one.
 #pragma once
 
-#include <xsimd/xsimd.hpp>
+#include "../core/simd_headers.hpp"
 
 #include <cstddef>
 #include <cstdint>

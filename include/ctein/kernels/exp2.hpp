@@ -5,11 +5,10 @@
 // part goes straight into the float's exponent bits.
 #pragma once
 
-#include <xsimd/xsimd.hpp>
-
 #include <cstdint>
 #include <type_traits>
 
+#include "../core/simd_headers.hpp"
 #include "multiply_add.hpp"
 
 #include "detail/quiet_intrinsics_begin.hpp"

@@ -3,11 +3,10 @@
 // k) and a packed panel of B (one row of batches per step). The innermost loop of kernels/gemm.hpp.
 #pragma once
 
-#include <xsimd/xsimd.hpp>
-
 #include <cstddef>
 #include <type_traits>
 
+#include "../core/simd_headers.hpp"
 #include "multiply_add.hpp"
 
 #if defined(__AVX512F__)

@@ -1,7 +1,7 @@
 // multiply_add: `x * y + z` on batches in one rounding, for every kernel's fused multiply-adds.
 #pragma once
 
-#include <xsimd/xsimd.hpp>
+#include "../core/simd_headers.hpp"
 
 #include <type_traits>
 

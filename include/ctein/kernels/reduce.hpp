@@ -4,11 +4,10 @@
 #pragma once
 
 #include "../core/reduction.hpp"
+#include "../core/simd_headers.hpp"
 #include "../core/strided_axis.hpp"
 #include "copy.hpp"
 #include "strided_walk.hpp"
-
-#include <xsimd/xsimd.hpp>
 
 #include <algorithm>
 #include <array>

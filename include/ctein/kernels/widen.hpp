@@ -3,6 +3,7 @@
 #pragma once
 
 #include "../core/half_precision.hpp"
+#include "../core/simd_headers.hpp"
 #include "attention_problem.hpp"
 
 #include <cstddef>

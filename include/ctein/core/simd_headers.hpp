@@ -1,0 +1,26 @@
+// simd_headers: xsimd and the x86 intrinsics headers, included with the warnings g++ 12 raises
+// inside them turned off. Every ctein header includes SIMD code through this one.
+//
+// g++ 12 reports `__Y` "used uninitialized" inside AVX-512 intrinsics that pass
+// `_mm512_undefined_ps()` as an unused merge source (GCC bug 105593), even though they are system
+// headers; at -O2 a user's file that calls ctein's element-wise sin or cos (xsimd's trigonometric
+// reduction) then failed to build under -Werror. The pragmas cover these headers' own lines, so
+// they hold wherever those lines are inlined, and nothing of the user's code. They take effect
+// only if this is where the headers are first included: a file that includes <immintrin.h> or
+// xsimd before ctein keeps g++'s warnings inside them.
+#pragma once
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+#include <xsimd/xsimd.hpp>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
