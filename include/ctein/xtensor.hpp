@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/diagnose.hpp"
+#include "core/simd_headers.hpp" // before xtensor, which includes xsimd: its warnings stay quiet
 #include "expr/as_view.hpp"
 #include "expr/layout.hpp"
 #include "expr/view.hpp"
