@@ -4,6 +4,9 @@
 // neighbour only ever slows a run down), as a share of the FMA peak measured in the same run:
 //
 //   1. q·kᵀ's loop alone (and a sum of its scores, about 1 % more, which keeps them alive);
+//   1b. for comparison, not the kernel's: the same products with the queries transposed (32 rows
+//      as two batches of lanes) and 12 keys broadcast from their own rows, so that K would need
+//      no packing (a layout a later kernel could take; docs/benchmarks.md);
 //   2. P·V's loop alone (both loops' blocks in L2, as in the kernel);
 //   3. 2^x of a step's scores;
 //   4. the kernel's steps (scores, softmax, P·V in rounds) over one piece's tiles and every key
@@ -31,6 +34,28 @@ using namespace ctein::kernels::attention_detail;
 using ctein::bench::aligned_vector;
 
 constexpr std::size_t cols = block_keys / lanes;
+
+/// Layer 1b's tile: query rows as batches of lanes, keys a step.
+constexpr std::size_t in_place_row_batches = 2, in_place_keys = 12;
+
+/// Layer 1b: scores of in_place_row_batches * lanes query rows (`qt`: [D][rows], transposed)
+/// against in_place_keys keys read in their rows (`k`, stride D), each key element broadcast.
+template <std::size_t D>
+[[gnu::always_inline]] inline void in_place_scores(const float* qt, const float* k,
+                                                   batch (&s)[in_place_row_batches][in_place_keys]) {
+    constexpr std::size_t rows = in_place_row_batches * lanes;
+    unrolled<in_place_row_batches>(
+        [&](auto r) { unrolled<in_place_keys>([&](auto j) { s[r][j] = batch(0.0f); }); });
+    for (std::size_t d = 0; d < D; ++d) {
+        batch qd[in_place_row_batches];
+        unrolled<in_place_row_batches>(
+            [&](auto r) { qd[r] = batch::load_aligned(qt + d * rows + r * lanes); });
+        unrolled<in_place_keys>([&](auto j) {
+            const batch kj(k[j * D + d]);
+            unrolled<in_place_row_batches>([&](auto r) { s[r][j] = multiply_add(qd[r], kj, s[r][j]); });
+        });
+    }
+}
 constexpr int runs = 8;
 constexpr int turns = 8;
 
@@ -110,6 +135,23 @@ struct layers {
                            }
                        },
                        loop_steps, product_flops()});
+        // the same keys as layer 1 (8 blocks of 64), as rows
+        aligned_vector<float> qt(D * in_place_row_batches * lanes, 0.03f);
+        constexpr std::size_t key_rows = blocks_in_l2 * block_keys / in_place_keys * in_place_keys;
+        const double in_place_flops = 2.0 * in_place_row_batches * lanes * key_rows * D;
+        all.push_back({"1b. (not the kernel's) q·kᵀ loop, keys read in place",
+                       [&] {
+                           batch sum(0.0f);
+                           for (std::size_t j = 0; j < key_rows; j += in_place_keys) {
+                               batch s[in_place_row_batches][in_place_keys];
+                               in_place_scores<D>(qt.data(), k.data() + j * dp, s);
+                               unrolled<in_place_row_batches>([&](auto r) {
+                                   unrolled<in_place_keys>([&](auto c) { sum = xsimd::max(sum, s[r][c]); });
+                               });
+                           }
+                           sum.store_aligned(sink.data());
+                       },
+                       in_place_flops / product_flops(), product_flops()});
         all.push_back({"2. P·V loop alone",
                        [&] {
                            for (int i = 0; i < loop_steps; ++i)
