@@ -56,6 +56,7 @@ template <std::size_t D>
         });
     }
 }
+
 constexpr int runs = 8;
 constexpr int turns = 8;
 
