@@ -1,5 +1,6 @@
 // simd_headers: xsimd and the x86 intrinsics headers, included with the warnings g++ 12 raises
-// inside them turned off. Every ctein header includes SIMD code through this one.
+// inside them turned off. Every ctein header includes SIMD code (xsimd, and the intrinsics of
+// <immintrin.h> on x86) through this one.
 //
 // g++ 12 reports `__Y` "used uninitialized" inside AVX-512 intrinsics that pass
 // `_mm512_undefined_ps()` as an unused merge source (GCC bug 105593), even though they are system

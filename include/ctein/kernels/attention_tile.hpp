@@ -10,10 +10,6 @@
 #include "multiply_add.hpp"
 #include "register_hint.hpp"
 
-#if defined(__AVX2__) || defined(__AVX512F__)
-#include <immintrin.h>
-#endif
-
 #include <algorithm>
 #include <array>
 #include <bit>

@@ -12,8 +12,6 @@
 #include <type_traits>
 
 #if defined(__SSE2__)
-#include <immintrin.h>
-
 #include "detail/quiet_intrinsics_begin.hpp"
 #endif
 

@@ -10,8 +10,6 @@
 #include "multiply_add.hpp"
 
 #if defined(__AVX512F__)
-#include <immintrin.h>
-
 #include "detail/quiet_intrinsics_begin.hpp"
 #endif
 

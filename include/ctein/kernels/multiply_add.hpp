@@ -5,10 +5,6 @@
 
 #include <type_traits>
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
-
 namespace ctein::kernels {
 
 /// `x * y + z` in one rounding where the CPU has FMA. xsimd 8.1 has no AVX-512 fma: its generic

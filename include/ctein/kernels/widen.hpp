@@ -10,10 +10,6 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__F16C__) || defined(__AVX512F__)
-#include <immintrin.h>
-#endif
-
 namespace ctein::kernels {
 
 /// Bytes of one element of type `t`.
