@@ -175,7 +175,8 @@ struct layers {
                        },
                        loop_steps, 0});
 
-        const packed_operands ops(p, dp);
+        const packed_operands ops(p, dp, 1, 1); // head 0 alone holds the one room
+        ops.rooms.enter(0);
         row_storage storage;
         row_set s = first_piece(storage);
         prefill_pass<D, step_mode::online>(p, ops, s, 0); // packs every key block of head 0

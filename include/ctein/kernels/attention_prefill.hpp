@@ -8,6 +8,7 @@
 #include "attention_mask.hpp"
 #include "attention_rows.hpp"
 #include "attention_tile.hpp"
+#include "head_rooms.hpp"
 #include "phase_clock.hpp"
 #include "thread_pool.hpp"
 #include "transpose.hpp"
@@ -102,40 +103,46 @@ inline bool values_in_place(const attention_problem& p, std::size_t dp) noexcept
 }
 
 /// K and, unless V can be read in place, V as the prefill reads them: each key block packed once,
-/// by the first piece that needs it (packed_block).
+/// by the first piece that needs it (packed_block), in the room its head holds (head_rooms).
 struct packed_operands {
     std::size_t dp = 0;
     std::size_t blocks = 0; ///< key blocks per head
-    packed_keys_room k;     ///< [batch][kv head][block][dp][block_keys] (pairs: [dp / 2][block_keys] pairs)
-    /// [batch][kv head][key][dp] (pairs: [batch][kv head][block][block_keys / 2][dp] pairs of keys),
-    /// or empty: V is read in place
+    packed_keys_room k;     ///< [room][block][dp][block_keys] (pairs: [dp / 2][block_keys] pairs)
+    /// [room][key][dp] (pairs: [room][block][block_keys / 2][dp] pairs of keys), or empty: V is
+    /// read in place
     call_buffer v;
     /// Keys packed as bfloat16 pairs of features, values as pairs of keys (bf16_dot_products).
     bool pairs = false;
     /// Per key block of each (batch, kv head): unpacked, being packed, or packed.
     std::unique_ptr<std::atomic<unsigned char>[]> state;
+    /// The room of k and v each (batch, kv head) holds while its pieces run (a piece enters it
+    /// first: head_room_scope); rooms come and go while the packed layout stays.
+    mutable head_rooms rooms;
 
-    packed_operands(const attention_problem& p, std::size_t padded)
+    /// `rooms_count` rooms, lent to heads of `pieces` pieces each: as many as threads run pieces.
+    packed_operands(const attention_problem& p, std::size_t padded, std::size_t rooms_count,
+                    std::size_t pieces)
         : dp(padded)
         , blocks((p.keys + block_keys - 1) / block_keys)
-        , k(p.batch * p.kv_heads * blocks * dp * block_keys)
+        , k(rooms_count * blocks * dp * block_keys)
         , pairs(bf16_dot_products(p) && p.weights == nullptr) // the weights path's steps read floats
-        , state(new std::atomic<unsigned char>[p.batch * p.kv_heads * blocks]()) {
+        , state(new std::atomic<unsigned char>[p.batch * p.kv_heads * blocks]())
+        , rooms(p.batch * p.kv_heads, pieces, rooms_count) {
         const std::size_t value_keys = pairs ? blocks * block_keys / 2 : p.keys; // a pair: one float's bytes
-        v = call_buffer(values_in_place(p, padded) ? 0 : p.batch * p.kv_heads * value_keys * dp);
+        v = call_buffer(values_in_place(p, padded) ? 0 : rooms_count * value_keys * dp);
     }
 
     [[nodiscard]] float* k_block(const attention_problem& p, std::size_t b, std::size_t kh,
                                  std::size_t block) const noexcept {
-        return k.data() + ((b * p.kv_heads + kh) * blocks + block) * dp * block_keys;
+        return k.data() + (rooms.of(b * p.kv_heads + kh) * blocks + block) * dp * block_keys;
     }
 
     /// The values of key block `block` as the steps read them (packed; not in place).
     [[nodiscard]] float* v_block(const attention_problem& p, std::size_t b, std::size_t kh,
                                  std::size_t block) const noexcept {
-        const std::size_t head = b * p.kv_heads + kh;
-        return pairs ? v.data() + (head * blocks + block) * block_keys / 2 * dp
-                     : v.data() + (head * p.keys + block * block_keys) * dp;
+        const std::size_t room = rooms.of(b * p.kv_heads + kh);
+        return pairs ? v.data() + (room * blocks + block) * block_keys / 2 * dp
+                     : v.data() + (room * p.keys + block * block_keys) * dp;
     }
 
     /// The packing state of key block `block` of (b, kh).
@@ -466,10 +473,11 @@ template <std::size_t D>
 void prefill(const attention_problem& p, std::size_t dp) {
     thread_pool& pool = thread_pool::instance();
     const std::size_t threads = std::max<std::size_t>(p.threads, 1);
-    const packed_operands ops(p, dp);
     const std::size_t heads = p.batch * p.kv_heads;
     const std::size_t piece = prefill_queries(p.query_heads / p.kv_heads);
     const std::size_t tiles = (p.queries + piece - 1) / piece;
+    const std::size_t workers = std::min(threads, heads * tiles);
+    const packed_operands ops(p, dp, workers, tiles);
     std::vector<std::size_t> order(heads * tiles);
     std::vector<std::ptrdiff_t> cost(order.size()), head_cost(heads, 0);
     for (std::size_t item = 0; item < order.size(); ++item) {
@@ -497,22 +505,23 @@ void prefill(const attention_problem& p, std::size_t dp) {
     // at T = 512 and 1.01 x at T = 2048 and 4096 (paired calls, Cascade Lake).
     std::unique_ptr<std::atomic<std::size_t>[]> next_piece(new std::atomic<std::size_t>[heads]());
     std::atomic<std::size_t> next_head{0};
-    const auto run_piece = [&](std::size_t rank, std::size_t i) {
+    const auto run_piece = [&](std::size_t worker, std::size_t rank, std::size_t i) {
         const std::size_t item = order[rank * tiles + i], bh = item / tiles, t = item % tiles;
         const std::size_t i0 = t * piece, i1 = std::min(p.queries, i0 + piece);
         [[maybe_unused]] const phase_scope phase(i == 0 ? kernel_phase::first_pieces
                                                         : kernel_phase::later_pieces);
+        const head_room_scope room(ops.rooms, bh, worker);
         prefill_piece<D>(p, ops, bh / p.kv_heads, bh % p.kv_heads, i0, i1);
     };
-    const auto claim_pieces = [&](std::size_t rank) {
+    const auto claim_pieces = [&](std::size_t worker, std::size_t rank) {
         for (std::size_t i = next_piece[rank].fetch_add(1); i < tiles; i = next_piece[rank].fetch_add(1))
-            run_piece(rank, i);
+            run_piece(worker, rank, i);
     };
-    pool.run(std::min(threads, order.size()), threads, [&](std::size_t) {
+    pool.run(workers, threads, [&](std::size_t worker) {
         try {
             for (std::size_t rank = next_head.fetch_add(1); rank < heads; rank = next_head.fetch_add(1))
-                claim_pieces(rank);
-            for (std::size_t rank = 0; rank < heads; ++rank) claim_pieces(rank);
+                claim_pieces(worker, rank);
+            for (std::size_t rank = 0; rank < heads; ++rank) claim_pieces(worker, rank);
         } catch (...) { // as the pool does: the other threads start no further piece
             next_head = heads;
             for (std::size_t rank = 0; rank < heads; ++rank) next_piece[rank] = tiles;
