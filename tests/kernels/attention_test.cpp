@@ -566,8 +566,12 @@ TEST_CASE("attention results do not depend on the thread count", "[attention]") 
     };
     for (const run& r : {run{{2, 4, 2, 70, 150, 64}, false}, run{{1, 4, 1, 1, 4097, 128}, false},
                          run{{2, 4, 2, 20, 100, 40}, true}}) {
-        call::floats outs[2], weights[2];
-        for (std::size_t threads : {1, 2}) {
+        // 16: more threads than this machine runs, and than heads (each thread's packed keys:
+        // head_rooms)
+        constexpr std::size_t counts[] = {1, 2, 16};
+        call::floats outs[3], weights[3];
+        for (std::size_t i = 0; i < 3; ++i) {
+            const std::size_t threads = counts[i];
             call c(r.sh, false);
             c.p.causal = true;
             c.p.causal_offset = static_cast<std::ptrdiff_t>(r.sh.keys - r.sh.queries);
@@ -578,12 +582,15 @@ TEST_CASE("attention results do not depend on the thread count", "[attention]") 
             if (r.weights) c.want_weights();
             c.p.threads = threads;
             ctein::kernels::attention(c.p);
-            outs[threads - 1] = c.out;
-            weights[threads - 1] = c.weights;
+            outs[i] = c.out;
+            weights[i] = c.weights;
         }
         INFO(describe(r.sh));
-        CHECK(same_bits(outs[0], outs[1]));
-        CHECK(same_bits(weights[0], weights[1]));
+        for (std::size_t i = 1; i < 3; ++i) {
+            INFO(counts[i] << " threads");
+            CHECK(same_bits(outs[0], outs[i]));
+            CHECK(same_bits(weights[0], weights[i]));
+        }
     }
 }
 

@@ -476,8 +476,10 @@ void prefill(const attention_problem& p, std::size_t dp) {
     const std::size_t heads = p.batch * p.kv_heads;
     const std::size_t piece = prefill_queries(p.query_heads / p.kv_heads);
     const std::size_t tiles = (p.queries + piece - 1) / piece;
-    const std::size_t workers = std::min(threads, heads * tiles);
-    const packed_operands ops(p, dp, workers, tiles);
+    // The threads that run pieces at once (the pool runs no more than the machine does), and the
+    // rooms of packed keys they need: one per thread, and never more than the heads.
+    const std::size_t workers = std::min({threads, heads * tiles, thread_pool::hardware_threads()});
+    const packed_operands ops(p, dp, std::min(workers, heads), tiles);
     std::vector<std::size_t> order(heads * tiles);
     std::vector<std::ptrdiff_t> cost(order.size()), head_cost(heads, 0);
     for (std::size_t item = 0; item < order.size(); ++item) {
