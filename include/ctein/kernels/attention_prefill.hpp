@@ -119,7 +119,8 @@ struct packed_operands {
     /// first: head_room_scope); rooms come and go while the packed layout stays.
     mutable head_rooms rooms;
 
-    /// `rooms_count` rooms, lent to heads of `pieces` pieces each: as many as threads run pieces.
+    /// `rooms_count` rooms, lent to heads of `pieces` pieces each: as many as the threads that run
+    /// pieces at once, or the heads if fewer (head_rooms).
     packed_operands(const attention_problem& p, std::size_t padded, std::size_t rooms_count,
                     std::size_t pieces)
         : dp(padded)

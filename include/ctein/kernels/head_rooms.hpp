@@ -1,8 +1,9 @@
 // head_rooms: a few rooms of one buffer, lent to the heads a prefill call works on. A head takes a
 // room when its first piece starts and gives it back when its last piece ends; the thread's next
-// head takes the same room, so that it packs its keys into lines still in that core's cache
-// instead of fresh ones, each of which costs a read from memory before the write (with a room per
-// head, a prefill at T = 512 ran 1.02-1.04 x slower on one Cascade Lake core, paired calls).
+// head takes the same room when it is free, so that it packs its keys into lines still in that
+// core's cache instead of fresh ones, each of which costs a read from memory before the write
+// (with a room per head, a prefill at T = 512 ran 1.02-1.05 x slower on one Cascade Lake core,
+// paired calls).
 #pragma once
 
 #include <algorithm>
@@ -17,10 +18,11 @@ namespace ctein::kernels {
 
 /// Which room of `rooms` each of `heads` heads holds while its `pieces` pieces run.
 ///
-/// Enough rooms: give as many as threads run pieces. A head holds its room from its first
-/// piece's enter() to its last piece's leave(); until then either a thread runs one of its
-/// pieces or the thread that took the head still claims them. So each held head has a thread of
-/// its own, and a thread entering a head no one holds leaves at most threads - 1 others held.
+/// Enough rooms: as many as the threads that run pieces at once, or the heads if fewer (a head
+/// holds one room at most). A head holds its room from its first piece's enter() to its last
+/// piece's leave(); until then either a thread runs one of its pieces or the thread that took the
+/// head still claims them. So each held head has a thread of its own, and a thread entering a
+/// head no one holds leaves at most threads - 1 others held.
 class head_rooms {
 public:
     /// No room: a head's before it enters, and a preference of none.
