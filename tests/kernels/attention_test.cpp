@@ -821,7 +821,7 @@ TEST_CASE("a piece that finds a key block being packed by another thread packs t
         call c({1, 2, 2, 40, block_keys + last_keys, 64}, false);
         if (sixteen_bits) c.narrow(ctein::kernels::element_type::bf16, false);
         const packed_operands ops(c.p, padded_head_size(64), 1, 1); // one room, one piece a head
-        REQUIRE((ops.v.data() != nullptr) == sixteen_bits);
+        REQUIRE((ops.v != nullptr) == sixteen_bits);
         const std::size_t head = 1, block = 1, k_floats = ops.dp * block_keys;
         const ctein::kernels::head_room_scope room(ops.rooms, head);
         // Pairs of keys fill the block with zeros past the last key; float values are read only

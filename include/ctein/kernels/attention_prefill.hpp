@@ -64,14 +64,15 @@ private:
     std::size_t count_ = 0;
 };
 
-/// Packed keys kept between calls up to this size: a new buffer of megabytes at every call cost
-/// its page faults again (measured at T = 2048, H = 12, d = 64: about 2 % of a full prefill, 5 %
-/// of a causal one); a larger buffer is freed when its call ends.
+/// Packed keys (and values) kept between calls up to this size: a new buffer of megabytes at every
+/// call cost its page faults again (measured at T = 2048, H = 12, d = 64: about 2 % of a full
+/// prefill, 5 % of a causal one; packed values of their own, 1.007-1.009 x at T = 2048 and 4096 in
+/// bfloat16); a larger buffer is freed when its call ends.
 inline constexpr std::size_t kept_packed_keys_bytes = std::size_t{64} << 20;
 
-/// Room for `count` floats of packed keys: the calling thread's buffer, kept for its next call
-/// when it is at most kept_packed_keys_bytes. (A thread runs one prefill at a time: the pool's
-/// workers never call it, and a call returns before its thread can make another.)
+/// Room for `count` floats of packed keys and values: the calling thread's buffer, kept for its
+/// next call when it is at most kept_packed_keys_bytes. (A thread runs one prefill at a time: the
+/// pool's workers never call it, and a call returns before its thread can make another.)
 class packed_keys_room {
 public:
     explicit packed_keys_room(std::size_t count)
@@ -108,9 +109,9 @@ struct packed_operands {
     std::size_t dp = 0;
     std::size_t blocks = 0; ///< key blocks per head
     packed_keys_room k;     ///< [room][block][dp][block_keys] (pairs: [dp / 2][block_keys] pairs)
-    /// [room][key][dp] (pairs: [room][block][block_keys / 2][dp] pairs of keys), or empty: V is
-    /// read in place
-    call_buffer v;
+    /// After k in its buffer: [room][key][dp] (pairs: [room][block][block_keys / 2][dp] pairs of
+    /// keys), or null: V is read in place
+    float* v = nullptr;
     /// Keys packed as bfloat16 pairs of features, values as pairs of keys (bf16_dot_products).
     bool pairs = false;
     /// Per key block of each (batch, kv head): unpacked, being packed, or packed.
@@ -124,13 +125,28 @@ struct packed_operands {
     packed_operands(const attention_problem& p, std::size_t padded, std::size_t rooms_count,
                     std::size_t pieces)
         : dp(padded)
-        , blocks((p.keys + block_keys - 1) / block_keys)
-        , k(rooms_count * blocks * dp * block_keys)
-        , pairs(bf16_dot_products(p) && p.weights == nullptr) // the weights path's steps read floats
+        , blocks(key_blocks(p))
+        , k(rooms_count * (blocks * dp * block_keys + values_per_room(p, padded)))
+        , pairs(packs_pairs(p))
         , state(new std::atomic<unsigned char>[p.batch * p.kv_heads * blocks]())
         , rooms(p.batch * p.kv_heads, pieces, rooms_count) {
-        const std::size_t value_keys = pairs ? blocks * block_keys / 2 : p.keys; // a pair: one float's bytes
-        v = call_buffer(values_in_place(p, padded) ? 0 : rooms_count * value_keys * dp);
+        if (values_per_room(p, padded) > 0) v = k.data() + rooms_count * blocks * dp * block_keys;
+    }
+
+    /// Whether keys and values are packed in bfloat16 pairs (the weights path's steps read floats).
+    static bool packs_pairs(const attention_problem& p) noexcept {
+        return bf16_dot_products(p) && p.weights == nullptr;
+    }
+
+    /// Floats of packed values a room holds: none when V is read in place.
+    static std::size_t values_per_room(const attention_problem& p, std::size_t padded) noexcept {
+        if (values_in_place(p, padded)) return 0;
+        // a pair of bfloat16 values takes a float's bytes
+        return (packs_pairs(p) ? key_blocks(p) * block_keys / 2 : p.keys) * padded;
+    }
+
+    static std::size_t key_blocks(const attention_problem& p) noexcept {
+        return (p.keys + block_keys - 1) / block_keys;
     }
 
     [[nodiscard]] float* k_block(const attention_problem& p, std::size_t b, std::size_t kh,
@@ -142,8 +158,8 @@ struct packed_operands {
     [[nodiscard]] float* v_block(const attention_problem& p, std::size_t b, std::size_t kh,
                                  std::size_t block) const noexcept {
         const std::size_t room = rooms.of(b * p.kv_heads + kh);
-        return pairs ? v.data() + (room * blocks + block) * block_keys / 2 * dp
-                     : v.data() + (room * p.keys + block * block_keys) * dp;
+        return pairs ? v + (room * blocks + block) * block_keys / 2 * dp
+                     : v + (room * p.keys + block * block_keys) * dp;
     }
 
     /// The packing state of key block `block` of (b, kh).
@@ -261,7 +277,7 @@ struct packed_block_at {
 /// Where key block `block` of (b, kh) is packed for every piece (values null: read in place).
 inline packed_block_at shared_place(const attention_problem& p, const packed_operands& ops, std::size_t b,
                                     std::size_t kh, std::size_t block) noexcept {
-    return {ops.k_block(p, b, kh, block), ops.v.data() ? ops.v_block(p, b, kh, block) : nullptr};
+    return {ops.k_block(p, b, kh, block), ops.v ? ops.v_block(p, b, kh, block) : nullptr};
 }
 
 /// States of a key block in packed_operands::state.
