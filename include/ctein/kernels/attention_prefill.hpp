@@ -68,21 +68,21 @@ private:
 /// call cost its page faults again (measured at T = 2048, H = 12, d = 64: about 2 % of a full
 /// prefill, 5 % of a causal one; packed values of their own, 1.007-1.009 x at T = 2048 and 4096 in
 /// bfloat16); a larger buffer is freed when its call ends.
-inline constexpr std::size_t kept_packed_keys_bytes = std::size_t{64} << 20;
+inline constexpr std::size_t kept_packing_bytes = std::size_t{64} << 20;
 
-/// Room for `count` floats of packed keys and values: the calling thread's buffer, kept for its
-/// next call when it is at most kept_packed_keys_bytes. (A thread runs one prefill at a time: the
+/// Space for `count` floats of packed keys and values: the calling thread's buffer, kept for its
+/// next call when it is at most kept_packing_bytes. (A thread runs one prefill at a time: the
 /// pool's workers never call it, and a call returns before its thread can make another.)
-class packed_keys_room {
+class kept_packing_buffer {
 public:
-    explicit packed_keys_room(std::size_t count)
+    explicit kept_packing_buffer(std::size_t count)
         : kept_(kept()) {
         if (kept_.size() < count) kept_ = call_buffer(count);
     }
-    packed_keys_room(const packed_keys_room&) = delete;
-    packed_keys_room& operator=(const packed_keys_room&) = delete;
-    ~packed_keys_room() {
-        if (kept_.size() * sizeof(float) > kept_packed_keys_bytes) kept_ = call_buffer();
+    kept_packing_buffer(const kept_packing_buffer&) = delete;
+    kept_packing_buffer& operator=(const kept_packing_buffer&) = delete;
+    ~kept_packing_buffer() {
+        if (kept_.size() * sizeof(float) > kept_packing_bytes) kept_ = call_buffer();
     }
     [[nodiscard]] float* data() const noexcept { return kept_.data(); }
 
@@ -108,15 +108,17 @@ inline bool values_in_place(const attention_problem& p, std::size_t dp) noexcept
 struct packed_operands {
     std::size_t dp = 0;
     std::size_t blocks = 0; ///< key blocks per head
-    packed_keys_room k;     ///< [room][block][dp][block_keys] (pairs: [dp / 2][block_keys] pairs)
-    /// After k in its buffer: [room][key][dp] (pairs: [room][block][block_keys / 2][dp] pairs of
-    /// keys), or null: V is read in place
+    /// The packed keys, [room][block][dp][block_keys] (pairs: [dp / 2][block_keys] pairs), then
+    /// the packed values (v)
+    kept_packing_buffer packed;
+    /// In `packed` after the keys: [room][key][dp] (pairs: [room][block][block_keys / 2][dp] pairs
+    /// of keys), or null: V is read in place
     float* v = nullptr;
     /// Keys packed as bfloat16 pairs of features, values as pairs of keys (bf16_dot_products).
     bool pairs = false;
     /// Per key block of each (batch, kv head): unpacked, being packed, or packed.
     std::unique_ptr<std::atomic<unsigned char>[]> state;
-    /// The room of k and v each (batch, kv head) holds while its pieces run (a piece enters it
+    /// The room of `packed` each (batch, kv head) holds while its pieces run (a piece enters it
     /// first: head_room_scope); rooms come and go while the packed layout stays.
     mutable head_rooms rooms;
 
@@ -126,11 +128,11 @@ struct packed_operands {
                     std::size_t pieces)
         : dp(padded)
         , blocks(key_blocks(p))
-        , k(rooms_count * (blocks * dp * block_keys + values_per_room(p, padded)))
+        , packed(rooms_count * (blocks * dp * block_keys + values_per_room(p, padded)))
         , pairs(packs_pairs(p))
         , state(new std::atomic<unsigned char>[p.batch * p.kv_heads * blocks]())
         , rooms(p.batch * p.kv_heads, pieces, rooms_count) {
-        if (values_per_room(p, padded) > 0) v = k.data() + rooms_count * blocks * dp * block_keys;
+        if (values_per_room(p, padded) > 0) v = packed.data() + rooms_count * blocks * dp * block_keys;
     }
 
     /// Whether keys and values are packed in bfloat16 pairs (the weights path's steps read floats).
@@ -151,7 +153,7 @@ struct packed_operands {
 
     [[nodiscard]] float* k_block(const attention_problem& p, std::size_t b, std::size_t kh,
                                  std::size_t block) const noexcept {
-        return k.data() + (rooms.of(b * p.kv_heads + kh) * blocks + block) * dp * block_keys;
+        return packed.data() + (rooms.of(b * p.kv_heads + kh) * blocks + block) * dp * block_keys;
     }
 
     /// The values of key block `block` as the steps read them (packed; not in place).
