@@ -6,7 +6,7 @@
 //   1. q·kᵀ's loop alone (and a sum of its scores, about 1 % more, which keeps them alive);
 //   1b. for comparison, not the kernel's: the same products with the queries transposed (32 rows
 //      as two batches of lanes) and 12 keys broadcast from their own rows, so that K would need
-//      no packing (a layout a later kernel could take; docs/benchmarks.md);
+//      no packing (the layout of the prototype of layers 4b and 6b below);
 //   2. P·V's loop alone (both loops' blocks in L2, as in the kernel);
 //   3. 2^x of a step's scores;
 //   4. the kernel's steps (scores, softmax, P·V in rounds) over one piece's tiles and every key
@@ -14,11 +14,21 @@
 //   5. one piece's pass (prefill_pass: queries, bookkeeping, outputs), keys already packed;
 //   6. the whole call (packing, every piece).
 //
+// and, for comparison, a prototype of a whole step with a query per lane (query_lanes.hpp: K and
+// V read in place, the softmax lane by lane; not the kernel's, measured level with it):
+//
+//   4b. its steps over the piece's queries (48 a tile) and every key, queries transposed in and
+//      outputs out, each checked once against the kernel's outputs;
+//   6b. its steps over every head's queries, as the whole call (1 thread, no packing).
+//
 //   kernel_layers HQ HKV D TK f32 TQ      (the call: ../kernel_call.hpp; 1 thread, no mask, and D
 //   one of the kernel's compiled head sizes: 32, 64, 80, 128)
 #include "../fma_peak.hpp"
 #include "../kernel_call.hpp"
 #include "../timing.hpp"
+#include "query_lanes.hpp"
+
+#include <memory>
 
 #include <ctein/kernels/attention.hpp>
 
@@ -54,6 +64,25 @@ template <std::size_t D>
             const batch kj(k[j * D + d]);
             unrolled<in_place_row_batches>([&](auto r) { s[r][j] = multiply_add(qd[r], kj, s[r][j]); });
         });
+    }
+}
+
+/// Layers 4b and 6b: the query-per-lane prototype over queries [0, rows) of heads [0, heads),
+/// outputs at `out` (`os` between tokens, `hs` between heads).
+template <class Piece>
+void query_lanes_heads(Piece& piece, const attention_problem& p, std::size_t heads, std::size_t rows,
+                       float* out, std::ptrdiff_t os, std::ptrdiff_t hs) {
+    const float* q = static_cast<const float*>(p.q);
+    const float* k = static_cast<const float*>(p.k);
+    const float* v = static_cast<const float*>(p.v);
+    for (std::size_t h = 0; h < heads; ++h) {
+        const auto head = static_cast<std::ptrdiff_t>(h);
+        for (std::size_t i = 0; i < rows; i += Piece::W) {
+            const auto row = static_cast<std::ptrdiff_t>(i);
+            piece.tile(q + head * p.q_strides.head + row * p.q_strides.token, p.q_strides.token,
+                       k + head * p.k_strides.head, p.k_strides.token, v + head * p.v_strides.head,
+                       p.v_strides.token, p.keys, p.scale, out + head * hs + row * os, os);
+        }
     }
 }
 
@@ -206,6 +235,28 @@ struct layers {
                  }
              },
              piece_steps, 2 * product_flops()});
+        // 4b: the prototype over the piece's queries of head 0 (whole tiles of 48), checked once
+        using lanes_piece = query_lanes::piece<D, 3, 8, 8, block_keys>;
+        auto lanes = std::make_shared<lanes_piece>();
+        auto lanes_out = std::make_shared<aligned_vector<float>>(s.count * dp);
+        const std::size_t lanes_rows = s.count / lanes_piece::W * lanes_piece::W;
+        const auto lanes_piece_work = [=, &pr = p] {
+            query_lanes_heads(*lanes, pr, 1, lanes_rows, lanes_out->data(), static_cast<std::ptrdiff_t>(dp),
+                              0);
+        };
+        lanes_piece_work();
+        attention(p);
+        float worst = 0, largest = 0;
+        for (std::size_t i = 0; i < lanes_rows; ++i)
+            for (std::size_t d = 0; d < D; ++d) {
+                const float ref = p.out[static_cast<std::ptrdiff_t>(i) * p.out_strides.token + d];
+                worst = std::max(worst, std::abs(ref - (*lanes_out)[i * dp + d]));
+                largest = std::max(largest, std::abs(ref));
+            }
+        std::printf("  (4b against the kernel: max |difference| %.3g, max |output| %.3g)\n", worst, largest);
+        all.push_back({"4b. (not the kernel's) steps with a query per lane", lanes_piece_work,
+                       static_cast<double>(lanes_rows * p.keys) / (tile_rows * block_keys),
+                       2 * product_flops()});
         all.push_back({"5. one piece's pass, keys packed",
                        [&] {
                            start_rows(p, s, false);
@@ -220,6 +271,14 @@ struct layers {
                 static_cast<double>((std::min(piece, p.queries - i * piece) + tile_rows - 1) / tile_rows);
         call_steps *= static_cast<double>(p.query_heads * blocks);
         all.push_back({"6. the whole call", [&] { attention(p); }, call_steps, 2 * product_flops()});
+        const std::size_t every_row = p.queries / lanes_piece::W * lanes_piece::W;
+        all.push_back({"6b. (not the kernel's) every head, a query per lane",
+                       [=, &pr = p] {
+                           query_lanes_heads(*lanes, pr, pr.query_heads, every_row, pr.out,
+                                             pr.out_strides.token, pr.out_strides.head);
+                       },
+                       static_cast<double>(every_row * p.keys * p.query_heads) / (tile_rows * block_keys),
+                       2 * product_flops()});
         const double peak = measure(all);
         std::printf("%s; FMA peak %.1f GFLOP/s; per step of %zu rows x %zu keys (fastest of %d x %d runs, by "
                     "turns):\n",
