@@ -12,7 +12,9 @@
 //   4. the kernel's steps (scores, softmax, P·V in rounds) over one piece's tiles and every key
 //      block, on the call's packed keys and values, without the pass around them;
 //   5. one piece's pass (prefill_pass: queries, bookkeeping, outputs), keys already packed;
-//   6. the whole call (packing, every piece).
+//   6. the whole call (packing, every piece);
+//   6a. the same call with every head on head 0's queries, keys, values and outputs (strides of
+//      0 between heads): what reading each head's operands the first time costs.
 //
 // and, for comparison, a prototype of a whole step with a query per lane (query_lanes.hpp: K and
 // V read in place, the softmax lane by lane; not the kernel's, measured level with it):
@@ -271,6 +273,13 @@ struct layers {
                 static_cast<double>((std::min(piece, p.queries - i * piece) + tile_rows - 1) / tile_rows);
         call_steps *= static_cast<double>(p.query_heads * blocks);
         all.push_back({"6. the whole call", [&] { attention(p); }, call_steps, 2 * product_flops()});
+        // 6a: every head reads head 0's queries, keys and values and writes its outputs, so that
+        // only the first head reads them from beyond L2: what the other heads' first reads cost
+        attention_problem one_head_data = p;
+        one_head_data.q_strides.head = one_head_data.k_strides.head = one_head_data.v_strides.head =
+            one_head_data.out_strides.head = 0;
+        all.push_back({"6a. the whole call, every head on head 0's data", [&] { attention(one_head_data); },
+                       call_steps, 2 * product_flops()});
         const std::size_t every_row = p.queries / lanes_piece::W * lanes_piece::W;
         all.push_back({"6b. (not the kernel's) every head, a query per lane",
                        [=, &pr = p] {
