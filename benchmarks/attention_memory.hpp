@@ -28,13 +28,19 @@ inline std::optional<double> status_bytes(const std::string& field) {
 /// The growth of resident memory at the peak of `f()` over what was resident before it, in
 /// bytes; nothing where the high-water mark cannot be reset (Linux before 4.0, no /proc).
 ///
-/// Freed heap memory is first handed back to the system (malloc_trim), so that the call cannot
-/// reuse pages that earlier benchmarks left resident without being counted; the high-water mark
-/// is then reset to the current resident size (writing 5 to /proc/self/clear_refs).
+/// The call must not reuse pages that earlier calls left resident without being counted: every
+/// allocation of 64 KiB or more is made its own mapping from here on (M_MMAP_THRESHOLD, which also
+/// stops glibc raising that threshold after each large free), so that it is returned to the
+/// system when freed; a freed output of an earlier row otherwise stayed at the top of a thread's
+/// arena, which malloc_trim does not hand back, and the next row's output took its resident
+/// pages uncounted (-24 MiB beyond its output, T = 8192). Other freed heap memory is handed back
+/// (malloc_trim), and the high-water mark reset to the current resident size (writing 5 to
+/// /proc/self/clear_refs).
 ///
 ///     const auto grew = peak_growth_bytes([&] { ctein::attention(q, k, v); });
 template <class F>
 std::optional<double> peak_growth_bytes(F&& f) {
+    mallopt(M_MMAP_THRESHOLD, 64 << 10);
     malloc_trim(0);
     {
         std::ofstream clear("/proc/self/clear_refs");
