@@ -245,9 +245,10 @@ struct layers {
             query_lanes_heads(*lanes, pr, 1, lanes_rows, lanes_out->data(), static_cast<std::ptrdiff_t>(dp),
                               0);
         };
-        // the prototype reads whole blocks of keys and whole tiles: other calls leave out 4b and 6b
-        const bool lanes_fit = p.keys % block_keys == 0 && lanes_rows > 0;
-        if (lanes_fit) {
+        // the prototype reads whole blocks of keys and whole tiles: other calls leave out 4b and 6b,
+        // as do outputs beyond the suite's fp32 tolerance of the kernel's (its times would not count)
+        bool lanes_timed = p.keys % block_keys == 0 && lanes_rows > 0;
+        if (lanes_timed) {
             lanes_piece_work();
             attention(p);
             float worst = 0, largest = 0;
@@ -257,15 +258,17 @@ struct layers {
                     worst = std::max(worst, std::abs(ref - (*lanes_out)[i * dp + d]));
                     largest = std::max(largest, std::abs(ref));
                 }
-            std::printf("  (4b against the kernel: max |difference| %.3g, max |output| %.3g)\n", worst,
-                        largest);
-            all.push_back({"4b. (not the kernel's) steps with a query per lane", lanes_piece_work,
-                           static_cast<double>(lanes_rows * p.keys) / (tile_rows * block_keys),
-                           2 * product_flops()});
+            lanes_timed = worst <= 1e-4f * largest + 1e-5f;
+            std::printf("  (4b against the kernel: max |difference| %.3g, max |output| %.3g%s)\n", worst,
+                        largest, lanes_timed ? "" : ": beyond 1e-4 max|output| + 1e-5, 4b and 6b not timed");
         } else {
             std::printf("  (4b and 6b need a multiple of %zu keys and %zu queries)\n", block_keys,
                         lanes_piece::W);
         }
+        if (lanes_timed)
+            all.push_back({"4b. (not the kernel's) steps with a query per lane", lanes_piece_work,
+                           static_cast<double>(lanes_rows * p.keys) / (tile_rows * block_keys),
+                           2 * product_flops()});
         all.push_back({"5. one piece's pass, keys packed",
                        [&] {
                            start_rows(p, s, false);
@@ -288,7 +291,7 @@ struct layers {
         all.push_back({"6a. the whole call, every head on head 0's data", [&] { attention(one_head_data); },
                        call_steps, 2 * product_flops()});
         const std::size_t every_row = p.queries / lanes_piece::W * lanes_piece::W;
-        if (lanes_fit)
+        if (lanes_timed)
             all.push_back({"6b. (not the kernel's) every head, a query per lane",
                            [=, &pr = p] {
                                query_lanes_heads(*lanes, pr, pr.query_heads, every_row, pr.out,

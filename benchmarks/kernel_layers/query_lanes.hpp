@@ -11,7 +11,6 @@
 #include <ctein/kernels/multiply_add.hpp>
 #include <ctein/kernels/transpose.hpp>
 
-#include <cmath>
 #include <cstddef>
 #include <limits>
 
