@@ -3,12 +3,18 @@
 // step (a tile of query rows through a block of keys), the fastest of many runs (on a shared VM a
 // neighbour only ever slows a run down), as a share of the FMA peak measured in the same run:
 //
-//   1. q·kᵀ's loop alone (and a sum of its scores, about 1 % more, which keeps them alive);
+//   1. q·kᵀ's loop alone, its scores stored as a step stores its weights (summed instead, in
+//      one chain of adds, the loop ran 3 points of the peak slower at D = 64);
 //   1b. for comparison, not the kernel's: the same products with the queries transposed (32 rows
 //      as two batches of lanes) and 12 keys broadcast from their own rows, so that K would need
 //      no packing (the layout of the prototype of layers 4b and 6b below);
 //   2. P·V's loop alone (both loops' blocks in L2, as in the kernel);
 //   3. 2^x of a step's scores;
+//   3a. the kernel's steps on one tile through one block whose keys and values are the same
+//      floats, each step with its own P·V, so that what a step reads stays in L1: the step's own
+//      cost (at D = 128 the block fills L1 alone);
+//   3b. the kernel's steps (rounds of tiles) over one piece and as many blocks as layer 4, the
+//      head's first 8 again and again: blocks from L2 (512 KiB at D = 128);
 //   4. the kernel's steps (scores, softmax, P·V in rounds) over one piece's tiles and every key
 //      block, on the call's packed keys and values, without the pass around them;
 //   5. one piece's pass (prefill_pass: queries, bookkeeping, outputs), keys already packed;
@@ -150,7 +156,7 @@ struct layers {
         constexpr std::size_t blocks_in_l2 = 8;
         aligned_vector<float> k(blocks_in_l2 * dp * block_keys, 0.01f),
             v(blocks_in_l2 * block_keys * dp, 0.02f);
-        aligned_vector<float> sink(lanes);
+        aligned_vector<float> sink(lanes), scores(tile_rows * block_keys);
         std::vector<layer> all;
         const double loop_steps = 2000;
         all.push_back({"1. q·kᵀ loop alone",
@@ -159,10 +165,11 @@ struct layers {
                                batch s[tile_rows][cols];
                                packed_scores<tile_rows, cols>(
                                    q.data(), dp, k.data() + i % blocks_in_l2 * dp * block_keys, m.data(), s);
-                               batch sum = s[0][0];
-                               unrolled<tile_rows>(
-                                   [&](auto r) { unrolled<cols>([&](auto c) { sum += s[r][c]; }); });
-                               sum.store_aligned(sink.data());
+                               unrolled<tile_rows>([&](auto r) {
+                                   unrolled<cols>([&](auto c) {
+                                       s[r][c].store_aligned(scores.data() + (r * cols + c) * lanes);
+                                   });
+                               });
                            }
                        },
                        loop_steps, product_flops()});
@@ -213,29 +220,48 @@ struct layers {
         const std::size_t blocks = (p.keys + block_keys - 1) / block_keys;
         const std::size_t tiles = s.count / tile_rows;
         const double piece_steps = static_cast<double>(tiles * blocks);
-        all.push_back(
-            {"4. the kernel's steps over one piece, no pass around them",
-             [&] {
-                 for (std::size_t b = 0; b < blocks; ++b) {
-                     key_block blk;
-                     blk.first = b * block_keys;
-                     blk.keys = std::min(block_keys, p.keys - blk.first);
-                     const packed_block_at at = shared_place(p, ops, 0, 0, b);
-                     blk.k = at.k;
-                     blk.v = at.v ? at.v : static_cast<const float*>(p.v) + blk.first * dp;
-                     blk.v_stride = static_cast<std::ptrdiff_t>(dp);
-                     for (std::size_t round = 0; round < tiles; round += round_tiles) {
-                         const std::size_t end = std::min(tiles, round + round_tiles);
-                         for (std::size_t t = round; t < end; ++t)
-                             packed_step<D, step_mode::online, false>(
-                                 cols, p, s, t * tile_rows, blk, s.p + (t - round) * tile_rows * block_keys);
-                         for (std::size_t t = round; t < end; ++t)
-                             step_values<D, tile_rows, true>(s, t * tile_rows, blk, blk.keys,
-                                                             s.p + (t - round) * tile_rows * block_keys);
-                     }
-                 }
-             },
-             piece_steps, 2 * product_flops()});
+        // 3a: one tile's steps over one block whose keys and values are the same floats, each step
+        // with its own P·V, so that what a step reads stays in L1 (16 KiB at D = 64; at D = 128
+        // 32 KiB, L1's size): the step's own cost
+        aligned_vector<float> one_block(dp * block_keys, 0.01f);
+        all.push_back({"3a. the kernel's steps, one tile through one block in L1",
+                       [&] {
+                           key_block blk;
+                           blk.keys = block_keys;
+                           blk.k = blk.v = one_block.data();
+                           blk.v_stride = static_cast<std::ptrdiff_t>(dp);
+                           for (int i = 0; i < loop_steps; ++i)
+                               packed_step<D, step_mode::online, true>(cols, p, s, 0, blk, s.p);
+                       },
+                       loop_steps, 2 * product_flops()});
+        // The kernel's steps (rounds of tiles) of the piece through `blocks` blocks, the first
+        // `count` of the head's again and again
+        const auto steps_over = [&](std::size_t count) {
+            return [&, count] {
+                for (std::size_t b = 0; b < blocks; ++b) {
+                    key_block blk;
+                    blk.first = b % count * block_keys;
+                    blk.keys = std::min(block_keys, p.keys - blk.first);
+                    const packed_block_at at = shared_place(p, ops, 0, 0, b % count);
+                    blk.k = at.k;
+                    blk.v = at.v ? at.v : static_cast<const float*>(p.v) + blk.first * dp;
+                    blk.v_stride = static_cast<std::ptrdiff_t>(dp);
+                    for (std::size_t round = 0; round < tiles; round += round_tiles) {
+                        const std::size_t end = std::min(tiles, round + round_tiles);
+                        for (std::size_t t = round; t < end; ++t)
+                            packed_step<D, step_mode::online, false>(
+                                cols, p, s, t * tile_rows, blk, s.p + (t - round) * tile_rows * block_keys);
+                        for (std::size_t t = round; t < end; ++t)
+                            step_values<D, tile_rows, true>(s, t * tile_rows, blk, blk.keys,
+                                                            s.p + (t - round) * tile_rows * block_keys);
+                    }
+                }
+            };
+        };
+        all.push_back({"3b. the steps over one piece, 8 blocks again and again (in L2)",
+                       steps_over(std::min<std::size_t>(8, blocks)), piece_steps, 2 * product_flops()});
+        all.push_back({"4. the kernel's steps over one piece, no pass around them", steps_over(blocks),
+                       piece_steps, 2 * product_flops()});
         // 4b: the prototype over the piece's queries of head 0 (whole tiles of 48), checked once
         using lanes_piece = query_lanes::piece<D, 3, 8, 8, block_keys>;
         auto lanes = std::make_shared<lanes_piece>();
