@@ -4,6 +4,8 @@
 
 #include "timing.hpp"
 
+#include <ctein/kernels/multiply_add.hpp>
+
 #include <xsimd/xsimd.hpp>
 
 #if defined(__AVX512BF16__) && defined(__AVX512F__)
@@ -30,7 +32,9 @@ double peak_gflops(F one_thread, double flops_per_thread, std::size_t threads, i
     return flops_per_thread * static_cast<double>(threads) / fastest_seconds(all_threads, runs) * 1e-9;
 }
 
-/// GFLOP/s of independent fused multiply-adds on `threads` threads (2 flops per lane): enough
+/// GFLOP/s of independent fused multiply-adds on `threads` threads (2 flops per lane), the
+/// kernels' own (kernels::multiply_add: with xsimd::fma a clang build on AVX-512 timed a multiply
+/// and an add, half the peak, 74.8 against 153 GFLOP/s on a Cascade Lake core): enough
 /// chains per thread to hide the FMA latency on two ports (4 cycles x 2 ports = 8 in flight at
 /// least), and few enough that they and the two operands stay in registers: 16 of AVX-512's 32,
 /// 12 of AVX2's 16 (16 chains spilled there, and the loop measured half the peak: 56 against 98
@@ -49,7 +53,7 @@ inline double fma_peak_gflops(std::size_t threads = 1, int runs = 7,
         const batch a(0.999999f), b(1e-7f);
         for (std::size_t s = 0; s < steps; ++s) {
 #pragma GCC unroll 16 // every chain in its own register
-            for (std::size_t c = 0; c < chains; ++c) acc[c] = xsimd::fma(acc[c], a, b);
+            for (std::size_t c = 0; c < chains; ++c) acc[c] = kernels::multiply_add(acc[c], a, b);
         }
         batch sum(0.0f);
         for (const batch& x : acc) sum += x;

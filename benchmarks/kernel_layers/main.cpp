@@ -258,7 +258,7 @@ struct layers {
                 }
             };
         };
-        all.push_back({"3b. the steps over one piece, 8 blocks again and again (in L2)",
+        all.push_back({"3b. the steps over one piece, 8 blocks in L2 over and over",
                        steps_over(std::min<std::size_t>(8, blocks)), piece_steps, 2 * product_flops()});
         all.push_back({"4. the kernel's steps over one piece, no pass around them", steps_over(blocks),
                        piece_steps, 2 * product_flops()});
