@@ -20,7 +20,9 @@
 //   5. one piece's pass (prefill_pass: queries, bookkeeping, outputs), keys already packed;
 //   6. the whole call (packing, every piece);
 //   6a. the same call with every head on head 0's queries, keys, values and outputs (strides of
-//      0 between heads): what reading each head's operands the first time costs.
+//      0 between heads): what reading each head's operands the first time costs;
+//   6c. the call's own traffic alone: its q, k and v read once and its output written once, as
+//      often as the call runs (ns per step of the call: its share of the call's time).
 //
 // and, for comparison, a prototype of a whole step with a query per lane (query_lanes.hpp: K and
 // V read in place, the softmax lane by lane; not the kernel's, measured level with it):
@@ -316,6 +318,29 @@ struct layers {
             one_head_data.out_strides.head = 0;
         all.push_back({"6a. the whole call, every head on head 0's data", [&] { attention(one_head_data); },
                        call_steps, 2 * product_flops()});
+        // 6c: the bytes the call must move, moved alone (read once, written once), as often as the
+        // call runs, so that they come from where they come from in the call
+        const std::size_t query_floats = p.batch * p.query_heads * p.queries * p.head_size,
+                          kv_floats = p.batch * p.kv_heads * p.keys * p.head_size;
+        all.push_back({"6c. the call's own traffic alone: q, k, v read, out written",
+                       [&] {
+                           batch acc[4] = {batch(0.0f), batch(0.0f), batch(0.0f), batch(0.0f)};
+                           const auto read = [&](const void* from, std::size_t floats) {
+                               const auto* x = static_cast<const float*>(from);
+                               for (std::size_t i = 0; i + 4 * batch::size <= floats; i += 4 * batch::size)
+                                   unrolled<4>([&](auto a) {
+                                       acc[a] += batch::load_unaligned(x + i + a * batch::size);
+                                   });
+                           };
+                           read(p.q, query_floats);
+                           read(p.k, kv_floats);
+                           read(p.v, kv_floats);
+                           const batch written(0.5f);
+                           for (std::size_t i = 0; i + batch::size <= query_floats; i += batch::size)
+                               written.store_unaligned(p.out + i);
+                           (acc[0] + acc[1] + acc[2] + acc[3]).store_aligned(sink.data());
+                       },
+                       call_steps, 0});
         const std::size_t every_row = p.queries / lanes_piece::W * lanes_piece::W;
         if (lanes_timed)
             all.push_back({"6b. (not the kernel's) every head, a query per lane",
