@@ -21,7 +21,7 @@
 //   6. the whole call (packing, every piece);
 //   6a. the same call with every head on head 0's queries, keys, values and outputs (strides of
 //      0 between heads): what reading each head's operands the first time costs;
-//   6c. the call's own traffic alone: its q, k and v read once and its output written once, as
+//   6c. the call's own bytes alone: its q, k and v read once and its output written once, as
 //      often as the call runs (ns per step of the call: its share of the call's time).
 //
 // and, for comparison, a prototype of a whole step with a query per lane (query_lanes.hpp: K and
@@ -319,10 +319,11 @@ struct layers {
         all.push_back({"6a. the whole call, every head on head 0's data", [&] { attention(one_head_data); },
                        call_steps, 2 * product_flops()});
         // 6c: the bytes the call must move, moved alone (read once, written once), as often as the
-        // call runs, so that they come from where they come from in the call
+        // call runs, so that they come from where they come from in the call (kernel_call's
+        // operands are contiguous)
         const std::size_t query_floats = p.batch * p.query_heads * p.queries * p.head_size,
                           kv_floats = p.batch * p.kv_heads * p.keys * p.head_size;
-        all.push_back({"6c. the call's own traffic alone: q, k, v read, out written",
+        all.push_back({"6c. the call's own bytes alone: q, k, v read, out written",
                        [&] {
                            batch acc[4] = {batch(0.0f), batch(0.0f), batch(0.0f), batch(0.0f)};
                            const auto read = [&](const void* from, std::size_t floats) {
