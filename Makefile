@@ -67,12 +67,12 @@ bench:
 	tools/install-packages $(BENCH_PACKAGES)
 	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DCTEIN_BUILD_BENCHMARKS=ON
 	cmake --build $(BENCH_BUILD) -j$(JOBS) --target ctein_bench_rearrange ctein_bench_reduce ctein_bench_gemm ctein_bench_attention ctein_bench_elementwise ctein_bench_blocks
-	$(BENCH_BUILD)/benchmarks/ctein_bench_rearrange
+	rm -rf $(BENCH_BUILD)/results && mkdir -p $(BENCH_BUILD)/results
+	$(BENCH_BUILD)/benchmarks/ctein_bench_rearrange --benchmark_out=$(BENCH_BUILD)/results/rearrange.json
 	$(BENCH_BUILD)/benchmarks/ctein_bench_reduce
 	$(BENCH_BUILD)/benchmarks/ctein_bench_elementwise
 	$(BENCH_BUILD)/benchmarks/ctein_bench_blocks
 	$(BENCH_BUILD)/benchmarks/ctein_bench_gemm
-	rm -rf $(BENCH_BUILD)/results && mkdir -p $(BENCH_BUILD)/results
 	$(BENCH_BUILD)/benchmarks/ctein_bench_attention --benchmark_out=$(BENCH_BUILD)/results/attention.json
 	if python=$$(tools/engine-python $(BENCH_BUILD)); then "$$python" benchmarks/engine_peers.py \
 	    --out $(BENCH_BUILD)/results/attention_engines.json || exit 1; \

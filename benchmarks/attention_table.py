@@ -22,8 +22,11 @@ RUN_SUFFIXES = ("iterations:", "repeats:", "min_time:", "manual_time", "real_tim
 
 
 def parse_name(name):
-    """(section, {field: value}, entry) of a row name, or None for rows of another binary."""
+    """(section, {field: value}, entry) of a row name, or None for rows of another binary. The
+    head split of ctein_bench_rearrange ("head_split/ctein/B:4") is read too, for its goal."""
     parts = [p for p in name.split("/") if not p.startswith(RUN_SUFFIXES)]
+    if len(parts) == 3 and parts[0] == "head_split":
+        return parts[0], dict([parts[2].split(":")]), parts[1]
     if len(parts) < 3 or parts[0] not in ("prefill", "decode", "memory"):
         return None
     fields = {}
@@ -63,10 +66,14 @@ def load_file(path):
     return rows
 
 
+def context_of(path):
+    with open(path) as f:
+        return json.load(f).get("context", {})
+
+
 def context_line(path):
     """When a file was run, with which torch, and how busy the machine was as it started."""
-    with open(path) as f:
-        context = json.load(f).get("context", {})
+    context = context_of(path)
     name = context.get("executable", path).rsplit("/", 1)[-1]
     load_avg = " / ".join(f"{x:.1f}" for x in context.get("load_avg", []))
     torch = context.get("torch_version")
@@ -274,8 +281,10 @@ def main():
         sys.exit("no attention rows in " + ", ".join(args.json))
     torches = torch_names(rows)
     runs = "Measured by " + "; ".join(context_line(path) for path in args.json) + "."
+    import attention_goals  # here: it reads this module's helpers
+
     print("\n\n".join([runs] + prefill_tables(rows, torches) + decode_table(rows, torches) +
-                         memory_table(rows, torches)))
+                         memory_table(rows, torches) + [attention_goals.goals_of(args.json, args.fastest)]))
 
 
 if __name__ == "__main__":

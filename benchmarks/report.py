@@ -27,6 +27,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+import attention_goals  # noqa: E402 (beside this file)
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
@@ -409,6 +411,8 @@ def main():
     made = [plot_prefill(attention_files, args.plots), plot_decode(attention_files, args.plots),
             plot_rearrange(rearrange_rows, args.plots), plot_compile_times(compile_times, args.plots)]
     report = tables(attention_files, rearrange_rows, compile_times, info)
+    goal_files = sorted(results.glob("attention*.json")) + [results / "rearrange.json"]
+    report += "\n" + attention_goals.goals_of([str(p) for p in goal_files]) + "\n"
     (results / "report.md").write_text(report)
     print(report)
     for path in made:

@@ -1,0 +1,118 @@
+"""benchmarks/attention_goals.py judges goals from benchmark JSON: a made-up run whose figures sit
+just above and just below each threshold, and runs without peers, which must say "not measured".
+
+    python3 tests/benchmarks/attention_goals_test.py   (CTest runs it where python3 is found)
+"""
+
+import json
+import pathlib
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "benchmarks"))
+import attention_goals  # noqa: E402
+
+
+def prefill(entry, d, t, mask, threads, **counters):
+    return {"name": f"prefill/D:{d}/H:8/T:{t}/{mask}/threads:{threads}/{entry}/iterations:20/manual_time",
+            "run_type": "iteration", **counters}
+
+
+def decode(entry, hq, hkv, tk, threads, cache, **counters):
+    return {"name": f"decode/D:128/Hq:{hq}/Hkv:{hkv}/Tk:{tk}/threads:{threads}/cache:{cache}/{entry}/manual_time",
+            "run_type": "iteration", **counters}
+
+
+def split(batch, **counters):
+    return {"name": f"head_split/ctein/B:{batch}/repeats:5/real_time", "run_type": "aggregate",
+            "aggregate_name": "median", **counters}
+
+
+def goal_rows(files):
+    """{goal text: (measured, verdict)} of the goals table of these {name: (context, rows)} files."""
+    with tempfile.TemporaryDirectory() as folder:
+        paths = []
+        for name, (context, rows) in files.items():
+            path = pathlib.Path(folder) / name
+            path.write_text(json.dumps({"context": context, "benchmarks": rows}))
+            paths.append(str(path))
+        text = attention_goals.goals_of(paths)
+    found = {}
+    for line in text.splitlines()[4:]:
+        goal, measured, verdict = [cell.strip() for cell in line.strip("|").split("|")]
+        found[goal] = (measured, verdict)
+    return found
+
+
+CACHES = [{"type": "Unified", "level": 2, "size": 1 << 20}, {"type": "Unified", "level": 3, "size": 32 << 20}]
+
+
+def run():
+    ctein = [
+        prefill("ctein", 128, 2048, "full", 1, GFLOPs=100.0, pct_peak=90.5, seconds=1.0),
+        prefill("ctein", 128, 2048, "full", 2, GFLOPs=191.0, pct_peak=91.0, seconds=0.52),
+        prefill("ctein", 128, 512, "causal", 1, GFLOPs=80.0, pct_peak=84.9, seconds=0.1),
+        prefill("ctein", 128, 512, "causal", 2, GFLOPs=151.0, pct_peak=80.0, seconds=0.06),
+        decode("ctein", 32, 8, 4096, 1, "cold", seconds=1.0, vs_memcpy=0.79, **{"vs_torch2.15": 1.5}),
+        decode("ctein_bf16", 32, 8, 4096, 1, "cold", seconds=0.5, vs_memcpy=0.9, vs_ctein=2.0),
+        decode("torch2.15", 32, 8, 4096, 1, "cold", seconds=1.5),  # ctein's row holds the ratio
+    ]
+    rearrange = [split(2, vs_memcpy=0.5, bytes=16 << 20),  # inside the cache: not the goal's row
+                 split(8, vs_memcpy=0.91, bytes=64 << 20)]
+    engines = [
+        prefill("openvino_f32", 128, 2048, "full", 1, seconds=1.2),
+        prefill("openvino_f32", 128, 512, "causal", 1, seconds=0.099),
+        decode("onnxruntime_gqa", 32, 8, 4096, 1, "cold", seconds=1.1),
+        decode("openvino_f32", 32, 8, 4096, 1, "cold", seconds=0.4),
+    ]
+    return {"attention.json": ({"caches": CACHES}, ctein),
+            "attention_engines.json": ({"left_out": {"openvino_bf16": "no native bf16 here"}}, engines),
+            "rearrange.json": ({"caches": CACHES}, rearrange)}
+
+
+class Goals(unittest.TestCase):
+    def setUp(self):
+        self.goals = goal_rows(run())
+
+    def goal(self, start):
+        (found,) = [value for goal, value in self.goals.items() if goal.startswith(start)]
+        return found
+
+    def test_peak_goals_judge_each_row(self):
+        self.assertEqual(self.goal("fp32 prefill, 1 thread, ≥ 90 %"), ("90.5 % over 1 rows; closest: D 128 T 2048 full 1t 90.5", "met"))
+        measured, verdict = self.goal("fp32 prefill, 1 thread, ≥ 85 %")
+        self.assertEqual(verdict, "**not met** (0 of 1)")
+        self.assertIn("short: D 128 T 512 causal 1t 84.9", measured)
+
+    def test_peers_are_compared_row_by_row(self):
+        measured, verdict = self.goal("fp32 prefill faster than")
+        self.assertEqual(verdict, "**not met** (1 of 2)")  # 0.099 s against ctein's 0.1 s
+        self.assertIn("short: D 128 T 512 causal 1t ÷ OpenVINO f32 0.99", measured)
+        measured, verdict = self.goal("fp32 decode faster than")
+        self.assertEqual(verdict, "**not met** (2 of 3)")  # OpenVINO's 0.4 s against ctein's 1.0 s
+        self.assertEqual(measured, "0.40–1.50 × over 3 rows; short: 32/8×128 Tk 4096 1t cold ÷ OpenVINO f32 0.40")
+
+    def test_thread_scaling(self):
+        measured, verdict = self.goal("fp32 prefill, 2 threads")
+        self.assertEqual(verdict, "**not met** (1 of 2)")
+        self.assertIn("short: D 128 T 512 causal 2t 1.89", measured)
+
+    def test_memory_goals(self):
+        self.assertEqual(self.goal("fp32 decode, cold caches")[1], "**not met** (0 of 1)")
+        measured, verdict = self.goal("bf16 KV cache decode")
+        self.assertEqual(verdict, "met")
+        self.assertIn("at Tk ≥ 4096 2.00 × the fp32 cache's speed", measured)
+        self.assertEqual(self.goal("rearrange: head split"), ("0.91 × over 1 rows; closest: B 8 0.91", "met"))
+
+    def test_a_goal_without_rows_is_not_measured(self):
+        self.assertEqual(self.goal("bf16 prefill ≥ 1.3"),
+                         ("no OpenVINO bf16 rows: no native bf16 here", "not measured"))
+        self.assertEqual(self.goal("f16 KV cache decode")[1], "not measured")
+        alone = goal_rows({"attention.json": ({}, run()["attention.json"][1]), "rearrange.json": run()["rearrange.json"]})
+        self.assertEqual(alone[next(g for g in alone if g.startswith("fp32 prefill faster"))][1], "not measured")
+        self.assertEqual(alone[next(g for g in alone if g.startswith("rearrange"))][1], "met")
+
+
+if __name__ == "__main__":
+    unittest.main()
