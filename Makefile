@@ -2,12 +2,14 @@
 # configures, builds and runs; the first run takes longer.
 #   make demo   the examples, with their output
 #   make test   the whole suite (g++, Release, warnings as errors): unit, einops parity, PyTorch fixtures,
-#               compile-fail (g++ and clang), concurrency, package; then the unit, fixture,
+#               compile-fail (g++ and clang), concurrency, package, the bench's goals table
+#               (where python3 is found); then the unit, fixture,
 #               concurrency and example tests again, built by clang++ under address+UB
 #               sanitizers, with the fuzz targets' bounded runs; then the concurrency tests
 #               under ThreadSanitizer
 #   make bench  the benchmarks (Release, in build-bench), ONNX Runtime and OpenVINO beside the
-#               attention rows (tools/engine-python), and the compile-time benchmark
+#               attention rows (tools/engine-python), the goals judged from that run, and the
+#               compile-time benchmark
 #   make bench-report  the benchmarks as JSON, then the plots and tables of docs/benchmarks.md
 JOBS ?= 2
 BUILD ?= build
