@@ -71,6 +71,16 @@ def context_of(path):
         return json.load(f).get("context", {})
 
 
+def machine_line(context):
+    """The CPU, its cores, caches and vector extensions, as ctein_bench_attention recorded them."""
+    if "cpu" not in context:
+        return None
+    caches = ", ".join(f"L{c['level']}{'d' if c['type'] == 'Data' else ''} {c['size'] // 1024} KiB"
+                       for c in context.get("caches", []) if c["type"] != "Instruction")
+    return (f"{context['cpu']}, {context.get('num_cpus', '?')} cores, {caches}; "
+            f"{context.get('isa', '?')}")
+
+
 def context_line(path):
     """When a file was run, with which torch, and how busy the machine was as it started."""
     context = context_of(path)
@@ -281,6 +291,8 @@ def main():
         sys.exit("no attention rows in " + ", ".join(args.json))
     torches = torch_names(rows)
     runs = "Measured by " + "; ".join(context_line(path) for path in args.json) + "."
+    machines = sorted({machine_line(context_of(path)) for path in args.json} - {None})
+    runs += "".join(f"\n\nMachine: {m}." for m in machines)  # two lines: files of two machines
     import attention_goals  # here: it reads this module's helpers
 
     print("\n\n".join([runs] + prefill_tables(rows, torches) + decode_table(rows, torches) +

@@ -8,6 +8,7 @@
 #include "attention_shape.hpp"
 #include "cold_bytes.hpp"
 #include "fma_peak.hpp"
+#include "machine_context.hpp"
 #include "same_run.hpp"
 
 #ifdef CTEIN_TORCH_PEER
@@ -583,6 +584,7 @@ void register_memory() {
 int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    ctein::bench::add_machine_context();
 #ifdef CTEIN_TORCH_PEER
     benchmark::AddCustomContext("torch_peer", CTEIN_TORCH_PEER);
     benchmark::AddCustomContext("torch_version", CTEIN_TORCH_VERSION);
