@@ -16,8 +16,8 @@ SHOWN = 4
 
 
 def span(values, digits=2):
-    low, high = min(values), max(values)
-    return f"{low:.{digits}f}" if f"{low:.{digits}f}" == f"{high:.{digits}f}" else f"{low:.{digits}f}–{high:.{digits}f}"
+    low, high = (f"{v:.{digits}f}" for v in (min(values), max(values)))
+    return low if low == high else f"{low}–{high}"
 
 
 def verdict(passed, total):
@@ -78,11 +78,10 @@ def goals_table(rows, torches, left_out, caches):
         return found
 
     out = []
-    prefill_1t = lambda t: lambda f: f["threads"] == "1" and t(int(f["T"]))
     for goal, at, floor in (("fp32 prefill, 1 thread, ≥ 90 % of the FMA peak at T ≥ 2048", lambda t: t >= 2048, 90),
                             ("fp32 prefill, 1 thread, ≥ 85 % of the FMA peak at T = 512", lambda t: t == 512, 85)):
-        figures = [(prefill_label(c), get(rows, "prefill", c, "ctein", "pct_peak"))
-                   for c in configs("prefill", "ctein", prefill_1t(at))]
+        one_thread = configs("prefill", "ctein", lambda f, at=at: f["threads"] == "1" and at(int(f["T"])))
+        figures = [(prefill_label(c), get(rows, "prefill", c, "ctein", "pct_peak")) for c in one_thread]
         out.append(judged(goal, figures, lambda v, floor=floor: v >= floor, unit="%", digits=1))
 
     engines_f32 = [e for e in ("onnxruntime_mha", "onnxruntime_attn", "openvino_f32") if present("prefill", e)]
@@ -112,7 +111,8 @@ def goals_table(rows, torches, left_out, caches):
 
     for half, name in (("ctein_bf16", "bf16"), ("ctein_f16", "f16")):
         figures = [(decode_label(c), get(rows, "decode", c, half, "vs_memcpy")) for c in configs("decode", half)]
-        long = [get(rows, "decode", c, half, "vs_ctein") for c in configs("decode", half, lambda f: int(f["Tk"]) >= 4096)]
+        long = [get(rows, "decode", c, half, "vs_ctein")
+                for c in configs("decode", half, lambda f: int(f["Tk"]) >= 4096)]
         extra = f"; at Tk ≥ 4096 {span(long)} × the fp32 cache's speed" if long else ""
         out.append(judged(f"{name} KV cache decode ≥ 0.8 × the memcpy of its bytes", figures, lambda v: v >= 0.8,
                           extra=extra))

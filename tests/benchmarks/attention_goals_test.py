@@ -80,7 +80,8 @@ class Goals(unittest.TestCase):
         return found
 
     def test_peak_goals_judge_each_row(self):
-        self.assertEqual(self.goal("fp32 prefill, 1 thread, ≥ 90 %"), ("90.5 % over 1 rows; closest: D 128 T 2048 full 1t 90.5", "met"))
+        self.assertEqual(self.goal("fp32 prefill, 1 thread, ≥ 90 %"),
+                         ("90.5 % over 1 rows; closest: D 128 T 2048 full 1t 90.5", "met"))
         measured, verdict = self.goal("fp32 prefill, 1 thread, ≥ 85 %")
         self.assertEqual(verdict, "**not met** (0 of 1)")
         self.assertIn("short: D 128 T 512 causal 1t 84.9", measured)
@@ -109,7 +110,9 @@ class Goals(unittest.TestCase):
         self.assertEqual(self.goal("bf16 prefill ≥ 1.3"),
                          ("no OpenVINO bf16 rows: no native bf16 here", "not measured"))
         self.assertEqual(self.goal("f16 KV cache decode")[1], "not measured")
-        alone = goal_rows({"attention.json": ({}, run()["attention.json"][1]), "rearrange.json": run()["rearrange.json"]})
+        files = run()
+        alone = goal_rows({"attention.json": ({}, files["attention.json"][1]),
+                           "rearrange.json": files["rearrange.json"]})
         self.assertEqual(alone[next(g for g in alone if g.startswith("fp32 prefill faster"))][1], "not measured")
         self.assertEqual(alone[next(g for g in alone if g.startswith("rearrange"))][1], "met")
 
