@@ -2,11 +2,17 @@
 
 #include <catch2/catch.hpp>
 
+#ifdef __linux__
+#include <sched.h>
+#endif
+
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <mutex>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -32,19 +38,18 @@ TEST_CASE("thread_pool runs every item exactly once", "[thread_pool]") {
     }
 }
 
-TEST_CASE("thread_pool shares items between threads", "[thread_pool]") {
-    // Item 0 waits (up to 10 s) until a thread other than its own has run an item, so both
-    // threads must take part however the machine schedules them.
+namespace {
+
+/// Whether a job of 2 threads ran items on both: item 0 waits (up to 10 s) until a thread other
+/// than its own has run an item, so both threads must take part however the machine schedules them.
+bool job_runs_on_two_threads() {
     std::mutex mutex;
     std::set<std::thread::id> ids;
-    std::thread::id first_thread;
-    std::atomic<bool> first_started{false}, other_ran{false};
+    std::atomic<bool> other_ran{false};
     thread_pool::instance().run(64, 2, [&](std::size_t i) {
         {
             std::lock_guard lock(mutex);
             ids.insert(std::this_thread::get_id());
-            if (i == 0) first_thread = std::this_thread::get_id();
-            if (i == 0) first_started = true;
             // a second thread, before or after item 0 started (the spinning helper may take items
             // before item 0's thread gets here)
             if (ids.size() >= 2) other_ran = true;
@@ -54,9 +59,65 @@ TEST_CASE("thread_pool shares items between threads", "[thread_pool]") {
             while (!other_ran && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
         }
     });
-    CHECK(other_ran.load());
-    CHECK(ids.size() == 2);
+    return other_ran && ids.size() == 2;
 }
+
+} // namespace
+
+TEST_CASE("thread_pool shares items between threads", "[thread_pool]") {
+    CHECK(job_runs_on_two_threads());
+}
+
+#ifdef __linux__
+namespace {
+
+/// Every thread of this process on one CPU while it lives (then back on the CPUs it had), so that
+/// a job's helper often runs only after the caller has claimed every item.
+class one_cpu_for_the_process {
+public:
+    one_cpu_for_the_process() {
+        sched_getaffinity(0, sizeof(before_), &before_);
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+            if (CPU_ISSET(cpu, &before_)) {
+                CPU_SET(cpu, &one);
+                break;
+            }
+        set_every_thread(one);
+    }
+    one_cpu_for_the_process(const one_cpu_for_the_process&) = delete;
+    one_cpu_for_the_process& operator=(const one_cpu_for_the_process&) = delete;
+    ~one_cpu_for_the_process() { set_every_thread(before_); }
+
+private:
+    static void set_every_thread(const cpu_set_t& cpus) {
+        for (const auto& task : std::filesystem::directory_iterator("/proc/self/task"))
+            sched_setaffinity(std::stoi(task.path().filename().string()), sizeof(cpus), &cpus);
+    }
+    cpu_set_t before_;
+};
+
+} // namespace
+
+TEST_CASE("a job closes once its items are claimed, and a worker that missed it serves the next",
+          "[thread_pool]") {
+    thread_pool& pool = thread_pool::instance();
+    pool.run(2, 2, [](std::size_t) {}); // the worker exists before the process moves to one CPU
+    std::size_t wrong = 0;
+    {
+        const one_cpu_for_the_process pinned;
+        for (int job = 0; job < 1000; ++job) {
+            const std::size_t items = 1 + static_cast<std::size_t>(job % 3);
+            std::vector<std::atomic<int>> runs(items);
+            pool.run(items, 2, [&](std::size_t i) { runs[i].fetch_add(1); });
+            for (const auto& r : runs) wrong += r.load() != 1;
+        }
+    }
+    CHECK(wrong == 0);
+    CHECK(job_runs_on_two_threads());
+}
+#endif
 
 TEST_CASE("thread_pool runs on the caller alone for one thread or inside a job", "[thread_pool]") {
     const auto caller = std::this_thread::get_id();

@@ -65,9 +65,18 @@ public:
         }
         wake_.notify_all();
         claim();
-        spin_until([&] { return helpers_done_.load(std::memory_order_acquire) == threads - 1; });
+        // Every piece is claimed: the job closes, and only the helpers that joined it are waited
+        // for. A worker the system has not run yet (a busy machine, a stolen virtual CPU) would
+        // otherwise hold the caller until it runs, only to find nothing left to do.
+        std::size_t joined = 0;
+        {
+            std::lock_guard lock(mutex_);
+            joined = threads - 1 - helpers_wanted_;
+            helpers_wanted_ = 0;
+        }
+        spin_until([&] { return helpers_done_.load(std::memory_order_acquire) == joined; });
         std::unique_lock lock(mutex_);
-        done_.wait(lock, [&] { return helpers_done_ == threads - 1; });
+        done_.wait(lock, [&] { return helpers_done_ == joined; });
         job_ = nullptr;
         lock.unlock();
         if (failure) std::rethrow_exception(failure);
@@ -137,9 +146,10 @@ private:
                        generation_.load(std::memory_order_acquire) != seen;
             });
             lock.lock();
-            wake_.wait(lock, [&] { return stopping_ || (generation_ != seen && helpers_wanted_ > 0); });
+            wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
             if (stopping_) return;
             seen = generation_;
+            if (helpers_wanted_ == 0) continue; // closed, or it has its helpers: wait for the next
             --helpers_wanted_;
             const std::function<void()>* job = job_;
             lock.unlock();
