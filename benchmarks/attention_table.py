@@ -36,10 +36,19 @@ def parse_name(name):
     return parts[0], fields, parts[-1]
 
 
+def read_json(path):
+    """A benchmark's JSON output; a clear exit for a file that is not one (Google Benchmark leaves
+    the --benchmark_out file empty when its filter matches no row)."""
+    with open(path) as f:
+        try:
+            return json.load(f)
+        except json.JSONDecodeError as error:
+            sys.exit(f"{path}: not a benchmark's JSON output ({error}); an empty file: did the filter match no row?")
+
+
 def load_file(path):
     """{(section, config, entry): {counter: value, "label": text}} of one file."""
-    with open(path) as f:
-        runs = json.load(f)["benchmarks"]
+    runs = read_json(path)["benchmarks"]
     has_median = any(r.get("aggregate_name") == "median" for r in runs)
     samples = defaultdict(lambda: defaultdict(list))
     labels = {}
@@ -67,8 +76,7 @@ def load_file(path):
 
 
 def context_of(path):
-    with open(path) as f:
-        return json.load(f).get("context", {})
+    return read_json(path).get("context", {})
 
 
 def machine_line(context):

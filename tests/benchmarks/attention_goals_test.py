@@ -117,5 +117,13 @@ class Goals(unittest.TestCase):
         self.assertEqual(alone[next(g for g in alone if g.startswith("rearrange"))][1], "met")
 
 
+class BadInput(unittest.TestCase):
+    def test_an_empty_file_stops_with_a_message(self):
+        with tempfile.NamedTemporaryFile(suffix=".json") as empty:
+            with self.assertRaises(SystemExit) as stopped:
+                attention_goals.goals_of([empty.name])
+        self.assertIn("did the filter match no row?", str(stopped.exception))
+
+
 if __name__ == "__main__":
     unittest.main()
