@@ -15,7 +15,6 @@ import argparse
 import json
 import os
 import pathlib
-import platform
 import re
 import subprocess
 import sys
@@ -28,6 +27,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 import attention_goals  # noqa: E402 (beside this file)
+import attention_table  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -111,22 +111,13 @@ def measure_compile_times(results):
 
 # --- machine -------------------------------------------------------------------------------------
 
-def machine():
-    """The CPU (model name, family and model, which a VM may be all that names it), its ISA
-    extensions that matter to the kernels, cores, and the load average at the start."""
-    fields, flags = {}, set()
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            key, value = key.strip(), value.strip()
-            if key == "flags":
-                flags = set(value.split())
-            elif key in ("model name", "cpu family", "model", "cache size"):
-                fields.setdefault(key, value)
-    model = f"{fields.get('model name', platform.processor())} (family {fields.get('cpu family', '?')}, " \
-            f"model {fields.get('model', '?')}, cache {fields.get('cache size', '?')})"
-    isa = [f for f in ("avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_bf16", "avx512fp16") if f in flags]
-    return {"cpu": model, "isa": " ".join(isa), "cores": os.cpu_count(), "load": os.getloadavg()[0]}
+def machine_of(results):
+    """The report's machine line, from what ctein_bench_attention recorded in its JSON (the CPU,
+    its caches and vector extensions: attention_table.machine_line) and its load at the start."""
+    context = attention_table.context_of(str(results / "attention.json"))
+    load = context.get("load_avg", [float("nan")])[0]
+    return (f"Machine: {attention_table.machine_line(context) or 'not recorded in attention.json'}; "
+            f"load average at the start {load:.2f}.")
 
 
 # --- plots ---------------------------------------------------------------------------------------
@@ -327,9 +318,8 @@ def plot_compile_times(entries, plots):
 
 # --- tables --------------------------------------------------------------------------------------
 
-def tables(files, rearrange_rows, compile_times, info):
-    out = [f"Machine: {info['cpu']}, {info['cores']} cores, ISA {info['isa']}; load average at the start "
-           f"{info['load']:.2f}.", ""]
+def tables(files, rearrange_rows, compile_times, machine):
+    out = [machine, ""]
     series, peaks, versions, same_run = prefill_series(files)
     out += ["| D | threads | T | mask | ctein GFLOP/s | % of peak | " +
             " | ".join("ctein ÷ " + PEER_STYLE.get(p, ("", p))[1].format(v=versions[p]) for p in sorted(versions)) + " |",
@@ -385,11 +375,8 @@ def main():
     results.mkdir(parents=True, exist_ok=True)
     args.plots.mkdir(parents=True, exist_ok=True)
     binaries = args.build / "benchmarks"
-    info = machine()
     attention_files = []
     if "benchmarks" in steps:
-        print(f"machine: {info['cpu']} ({info['isa']}), load {info['load']:.2f}", flush=True)
-        (results / "machine.json").write_text(json.dumps(info))
         run_benchmark(binaries / "ctein_bench_rearrange", results / "rearrange.json")
         run_benchmark(binaries / "ctein_bench_attention", results / "attention.json")
         run_engine_peers(args.build, results / "attention_engines.json")
@@ -397,8 +384,6 @@ def main():
             (results / f"{peer.name}.json").unlink(missing_ok=True)
             if os.access(peer, os.X_OK) and peer.is_file() and not any(w in peer.name for w in args.without):
                 run_benchmark(peer, results / f"{peer.name}.json")
-    else:
-        info = json.loads((results / "machine.json").read_text())
     if "compile" in steps:
         print("== compile times", flush=True)
         (results / "compile_times.json").write_text(json.dumps(measure_compile_times(results)))
@@ -410,7 +395,7 @@ def main():
     compile_times = json.loads((results / "compile_times.json").read_text())
     made = [plot_prefill(attention_files, args.plots), plot_decode(attention_files, args.plots),
             plot_rearrange(rearrange_rows, args.plots), plot_compile_times(compile_times, args.plots)]
-    report = tables(attention_files, rearrange_rows, compile_times, info)
+    report = tables(attention_files, rearrange_rows, compile_times, machine_of(results))
     goal_files = sorted(results.glob("attention*.json")) + [results / "rearrange.json"]
     report += "\n" + attention_goals.goals_of([str(p) for p in goal_files]) + "\n"
     (results / "report.md").write_text(report)
