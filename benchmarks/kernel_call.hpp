@@ -1,10 +1,11 @@
 // kernel_call: one attention call given on the command line, with seeded inputs, as the kernel
 // tools (kernel_ab, kernel_phases) run it:
 //
-//   HQ HKV D TK TYPE [TQ [CAUSAL [THREADS [COLD [KEY_LENGTH]]]]]    TYPE: f32 or bf16 (the KV
-//   cache's); THREADS: 1 unless given; COLD: 1 to read K and V from memory (each call takes the
-//   next of copies worth cold_bytes, as the benchmark's cold rows); KEY_LENGTH: keys past it are
-//   left out (a padded sequence: attention_problem::key_lengths), all TK keys count unless given
+//   HQ HKV D TK TYPE [TQ [CAUSAL [THREADS [COLD [KEY_LENGTH]]]]]    TYPE: f32, bf16 (the KV
+//   cache's; float queries) or bf16-qkv (queries too, as a bfloat16 prefill); THREADS: 1 unless given; COLD:
+//   1 to read K and V from memory (each call takes the next of copies worth cold_bytes, as the benchmark's
+//   cold rows); KEY_LENGTH: keys past it are left out (a padded sequence: attention_problem::key_lengths),
+//   all TK keys count unless given
 #pragma once
 
 #include "cold_bytes.hpp"
@@ -32,7 +33,8 @@ using aligned_vector = std::vector<T, xsimd::aligned_allocator<T, 64>>;
 
 class kernel_call {
 public:
-    static constexpr const char* usage = "HQ HKV D TK f32|bf16 [TQ [CAUSAL [THREADS [COLD [KEY_LENGTH]]]]]";
+    static constexpr const char* usage =
+        "HQ HKV D TK f32|bf16|bf16-qkv [TQ [CAUSAL [THREADS [COLD [KEY_LENGTH]]]]]";
 
     /// The call of argv[first...]; `valid()` is false when there are too few arguments.
     kernel_call(int argc, char** argv, int first = 1) {
@@ -43,7 +45,8 @@ public:
         hkv_ = std::stoul(arg(1));
         d_ = std::stoul(arg(2));
         tk_ = std::stoul(arg(3));
-        bf16_ = arg(4) == "bf16";
+        bf16_queries_ = arg(4) == "bf16-qkv";
+        bf16_ = arg(4) == "bf16" || bf16_queries_;
         tq_ = given(5) ? std::stoul(arg(5)) : 1;
         causal_ = given(6) && std::stoi(arg(6)) != 0;
         threads_ = given(7) ? std::stoul(arg(7)) : 1;
@@ -71,7 +74,8 @@ public:
         p.queries = tq_;
         p.keys = tk_;
         p.head_size = d_;
-        p.q = q_.data();
+        p.q = bf16_queries_ ? static_cast<const void*>(q16_.data()) : q_.data();
+        if (bf16_queries_) p.q_type = kernels::element_type::bf16;
         p.out = out;
         p.q_strides =
             p.out_strides = {static_cast<std::ptrdiff_t>(hq_ * tq_ * d_),
@@ -101,8 +105,11 @@ public:
                                        ? " (key length " + std::to_string(key_length_) + ")"
                                        : "";
         std::snprintf(text, sizeof text, "%s Hq %zu Hkv %zu D %zu Tk %zu%s Tq %zu%s, %zu thread(s)%s",
-                      bf16_ ? "bf16" : "f32", hq_, hkv_, d_, tk_, length.c_str(), tq_,
-                      causal_ ? " causal" : "", threads_, cold_ ? ", K and V from memory" : "");
+                      bf16_queries_ ? "bf16-qkv"
+                      : bf16_       ? "bf16"
+                                    : "f32",
+                      hq_, hkv_, d_, tk_, length.c_str(), tq_, causal_ ? " causal" : "", threads_,
+                      cold_ ? ", K and V from memory" : "");
         return text;
     }
 
@@ -120,6 +127,7 @@ private:
         const std::size_t kv_bytes = 2 * n * (bf16_ ? 2 : 4);
         copies_ = cold_ ? std::max<std::size_t>(2, (cold_bytes() + kv_bytes - 1) / kv_bytes) : 1;
         const auto to_bfloat16 = [](float x) { return bfloat16(x).bits; };
+        if (bf16_queries_) std::transform(q_.begin(), q_.end(), std::back_inserter(q16_), to_bfloat16);
         for (std::size_t c = 0; c < copies_; ++c) {
             if (bf16_) {
                 std::transform(k.begin(), k.end(), std::back_inserter(k16_), to_bfloat16);
@@ -133,10 +141,10 @@ private:
 
     bool valid_ = false;
     std::size_t hq_ = 0, hkv_ = 0, d_ = 0, tk_ = 0, tq_ = 1, threads_ = 1;
-    bool bf16_ = false, causal_ = false, cold_ = false;
+    bool bf16_ = false, bf16_queries_ = false, causal_ = false, cold_ = false;
     std::int64_t key_length_ = 0; ///< one batch element, so one length
     aligned_vector<float> q_, k_, v_;
-    aligned_vector<std::uint16_t> k16_, v16_;
+    aligned_vector<std::uint16_t> q16_, k16_, v16_;
     std::size_t copies_ = 1, next_copy_ = 0;
 };
 

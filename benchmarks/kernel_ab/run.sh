@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times the attention kernel of a git revision (a) against the work tree's (b) in one process:
-#   [CXX=clang++-14] benchmarks/kernel_ab/run.sh [REV] -- HQ HKV D TK f32|bf16 [TQ [CAUSAL [THREADS [COLD [KEY_LENGTH]]]]] [-- ...more calls]
+#   [CXX=clang++-14] benchmarks/kernel_ab/run.sh [REV] -- HQ HKV D TK f32|bf16|bf16-qkv [TQ [CAUSAL [THREADS [COLD [KEY_LENGTH]]]]] [-- ...more calls]
 # REV defaults to HEAD. Prints, per call, both times and the ratio a / b (above 1: b is faster).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Where a prefill call's time goes, phase by phase, in the work tree's kernel (phase_clock):
-#   benchmarks/kernel_phases/run.sh CALLS HQ HKV D TK f32|bf16 [TQ [CAUSAL [THREADS [COLD [KEY_LENGTH]]]]] [-- ...more calls]
+#   benchmarks/kernel_phases/run.sh CALLS HQ HKV D TK f32|bf16|bf16-qkv [TQ [CAUSAL [THREADS [COLD [KEY_LENGTH]]]]] [-- ...more calls]
 # Calls are separated by "--" (../each_call.sh). Each call runs twice: level 1 (packing and
 # pieces; the kernel runs at its own speed), then level 2 (the steps' phases as well, which the
 # counters slow). With 2 threads the phases' ticks add up over both.

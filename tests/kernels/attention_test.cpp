@@ -187,15 +187,17 @@ double worst_error(const call& c, const ctein::testing::naive_attention_result& 
 }
 
 /// What rounding the weights to bfloat16 may add to an output: when the kernel's P·V runs on
-/// vdpbf16ps (bfloat16 q, k and v on a CPU with AVX512-BF16, no weights asked for), each weight
-/// moves by at most 2^-9 of itself, and the output, an average of values with those weights, by at
-/// most 2^-9 of the largest |value|. Elsewhere nothing.
+/// vdpbf16ps or AMX (bfloat16 q, k and v on a CPU with AVX512-BF16, no weights asked for), each
+/// weight moves by at most 2^-8 of itself (8 significant bits, rounded to nearest), and the
+/// output, a sum of values with weights that add up to 1 (1 / (1 - p) at most after dropout), by
+/// at most 2^-8 of the largest |value| times that sum. Elsewhere nothing.
 double weight_rounding(const call& c) {
     if (!ctein::kernels::attention_detail::bf16_dot_products(c.p) || c.p.weights != nullptr) return 0.0;
     float largest = 0.0f;
     for (float x : c.v)
         if (!std::isnan(x)) largest = std::max(largest, std::abs(x));
-    return std::ldexp(static_cast<double>(largest), -9);
+    const double kept_sum = c.p.dropout > 0.0f ? 1.0 / (1.0 - static_cast<double>(c.p.dropout)) : 1.0;
+    return std::ldexp(static_cast<double>(largest), -8) * kept_sum;
 }
 
 /// Runs the kernel on `c` and checks it against the reference.
@@ -234,7 +236,8 @@ bool row_is_zero(const call& c, std::size_t b, std::size_t h, std::size_t i) {
 
 // Tolerance throughout: |kernel - reference| <= 1e-4 * max|reference row| + 1e-6, per output row
 // (and per weights row), against a double-precision loop over the same operands; plus
-// 2^-9 * max|v| for outputs whose weights the kernel rounds to bfloat16 (weight_rounding).
+// 2^-8 * max|v| (times 1 / (1 - p) with dropout) for outputs whose weights the kernel rounds to
+// bfloat16 (weight_rounding).
 
 TEST_CASE("attention matches the reference for every head size, length and layout", "[attention]") {
     const std::size_t sizes[] = {32, 64, 80, 128, 40, 96};
@@ -703,6 +706,33 @@ TEST_CASE("attention reads bfloat16 and float16 operands as the floats they hold
         c.want_weights();
         check_against_reference(c);
     }
+}
+
+// With bfloat16 q, k and v the prefill multiplies pairs: on AMX tiles of 16 rows where the CPU has
+// them and the head size is a multiple of 32 (the tiles' rows then cross from one head of a group
+// to the next, and a block of 33 or 129 keys ends half-way through a tile's 32 keys), else on
+// vdpbf16ps (D = 80 here), else widened to floats.
+TEST_CASE("bfloat16 prefill across heads, partial key blocks, masks and dropout", "[attention]") {
+    using ctein::kernels::element_type;
+    for (std::size_t group : {1, 3})
+        for (std::size_t d : {32, 64, 96, 128, 80})
+            for (std::size_t tq : {17, 100})
+                for (std::size_t tk : {33, 129, 200})
+                    for (bool causal : {false, true}) {
+                        call c({2, 2 * group, 2, tq, tk, d}, tq == 17); // strided or not
+                        c.narrow(element_type::bf16, true);
+                        c.p.causal = causal;
+                        c.p.causal_offset = static_cast<std::ptrdiff_t>(tk) - static_cast<std::ptrdiff_t>(tq);
+                        if (causal) { // the keep mask and dropout too
+                            c.bool_mask(mask_kind::keep, 2 * tk, {static_cast<std::ptrdiff_t>(tk), 0, 0, 1},
+                                        0.8);
+                            c.p.dropout = 0.25f;
+                            c.p.dropout_seed = 11;
+                        }
+                        c.p.threads = 2;
+                        INFO("group " << group << ", " << describe(c.sh) << (causal ? ", causal" : ""));
+                        check_against_reference(c);
+                    }
 }
 
 namespace {

@@ -4,6 +4,7 @@
 // the key blocks it sees, so a block is read once for the whole group while it is in cache.
 #pragma once
 
+#include "attention_amx.hpp"
 #include "attention_dropout.hpp"
 #include "attention_mask.hpp"
 #include "attention_rows.hpp"
@@ -116,6 +117,8 @@ struct packed_operands {
     float* v = nullptr;
     /// Keys packed as bfloat16 pairs of features, values as pairs of keys (bf16_dot_products).
     bool pairs = false;
+    /// Pairs multiplied on AMX tiles (attention_amx.hpp).
+    bool amx = false;
     /// Per key block of each (batch, kv head): unpacked, being packed, or packed.
     std::unique_ptr<std::atomic<unsigned char>[]> state;
     /// The room of `packed` each (batch, kv head) holds while its pieces run (a piece enters it
@@ -130,6 +133,7 @@ struct packed_operands {
         , blocks(key_blocks(p))
         , packed(rooms_count * (blocks * dp * block_keys + values_per_room(p, padded)))
         , pairs(packs_pairs(p))
+        , amx(amx_products(pairs, padded))
         , state(new std::atomic<unsigned char>[p.batch * p.kv_heads * blocks]())
         , rooms(p.batch * p.kv_heads, pieces, rooms_count) {
         if (values_per_room(p, padded) > 0) v = packed.data() + rooms_count * blocks * dp * block_keys;
@@ -352,14 +356,19 @@ inline tile_keys tile_ends(const row_set& s, std::size_t first, std::size_t rows
     return {*lo, *hi};
 }
 
-/// Writes the outputs of the real rows of the tile at `first`: accumulators over sums (see
-/// normaliser).
-inline void finish_tile(const attention_problem& p, const row_set& s, std::size_t first) noexcept {
-    for (std::size_t r = first; r < first + tile_rows; ++r) {
+/// Writes the outputs of the real rows of the tile [first, first + rows): accumulators over sums
+/// (see normaliser).
+inline void finish_tile(const attention_problem& p, const row_set& s, std::size_t first,
+                        std::size_t rows = tile_rows) noexcept {
+    for (std::size_t r = first; r < first + rows; ++r) {
         if (!s.real(r)) continue;
         write_out_row(p, s, r, normaliser(row_sum(s, r)));
     }
 }
+
+/// Rows of the softmax steps an AMX tile's scores go through (tile_step), four at a time: 16
+/// batches of scores in registers, as a tile_rows step holds 24.
+inline constexpr std::size_t amx_softmax_rows = 4;
 
 /// One pass of a piece's tiles over the key blocks they see. The first pass loads each tile's
 /// queries when it first needs them, asking for the next tile's meanwhile; the online pass
@@ -371,16 +380,23 @@ inline void finish_tile(const attention_problem& p, const row_set& s, std::size_
 /// and V's in the second: read by turns in each step, at d = 128 the two filled an AVX2 core's
 /// L1 (16 KiB each for a 32-key block) and the prefill ran 1.05-1.2 x slower (one Zen 3 core,
 /// paired calls). And no P·V waits on its own tile's softmax.
-template <std::size_t D, step_mode Mode>
+///
+/// `Amx`: tiles of amx_rows rows whose two products run on AMX (attention_amx.hpp), their
+/// softmax in steps of amx_softmax_rows rows between them; the rows of a round fill the same
+/// weights buffer.
+template <std::size_t D, step_mode Mode, bool Amx = false>
 void prefill_pass(const attention_problem& p, const packed_operands& ops, row_set& s, std::size_t kh) {
+    static_assert(!Amx || Mode == step_mode::online);
+    constexpr std::size_t rows = Amx ? amx_rows : tile_rows;
+    [[maybe_unused]] const std::size_t dp = D != 0 ? D : s.dp; // read by the AMX products
     const std::ptrdiff_t last = *std::max_element(s.end, s.end + s.count);
     const bool dropout = Mode != step_mode::reference && p.dropout > 0.0f;
     const bool first_pass = Mode != step_mode::weights;
     constexpr bool rounds = Mode == step_mode::online; // the weights path's steps end with their P·V
     const dropout_rule rule(dropout ? p.dropout : 0.0f);
     const std::size_t b = s.batch_index;
-    const std::size_t round_rows = rounds ? round_tiles * tile_rows : s.count;
-    if (first_pass) prefetch_queries(p, s, 0, tile_rows);
+    const std::size_t round_rows = rounds ? round_tiles * tile_rows / rows * rows : s.count;
+    if (first_pass) prefetch_queries(p, s, 0, rows);
     for (std::size_t kb = 0; static_cast<std::ptrdiff_t>(kb) < last; kb += block_keys) {
         const packed_block_at packed = packed_block(
             p, ops, b, kh, kb / block_keys, (static_cast<std::size_t>(last) + block_keys - 1) / block_keys);
@@ -388,6 +404,7 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
         blk.first = kb;
         blk.k = packed.k;
         blk.bf16_pairs = ops.pairs;
+        blk.scores_given = Amx;
         if (packed.v) {
             blk.v = packed.v;
             blk.v_stride = static_cast<std::ptrdiff_t>(ops.dp);
@@ -401,49 +418,78 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
                        ? std::size_t{0}
                        : std::min(block_keys, static_cast<std::size_t>(t.max_end) - kb);
         };
+        // The softmax step (and, without rounds, the P·V) of `Step` rows from `first` over the
+        // block's first `cols` batches of keys, its weights at `weights`.
+        const auto step = [&]<std::size_t Step>(std::integral_constant<std::size_t, Step>, std::size_t first,
+                                                std::size_t cols, float* weights) {
+            blk.limit = tile_ends(s, first, Step).min_end < static_cast<std::ptrdiff_t>(kb + cols * lanes);
+            blk.bias = p.mask.kind != mask_kind::none && p.mask.data != nullptr;
+            if (blk.bias) tile_bias(p, s, first, Step, kb, blk.keys);
+            blk.dropout = dropout;
+            if (dropout) tile_dropout(p, s, first, Step, kb, rule);
+            [[maybe_unused]] const step_phase_scope phase(kernel_phase::scores);
+            packed_step<D, Mode, !rounds, Step>(cols, p, s, first, blk, weights);
+        };
         for (std::size_t round = 0; round < s.count; round += round_rows) {
             const std::size_t round_end = std::min(s.count, round + round_rows);
-            for (std::size_t first = round; first < round_end; first += tile_rows) {
-                const tile_keys t = tile_ends(s, first, tile_rows);
+            for (std::size_t first = round; first < round_end; first += rows) {
+                const tile_keys t = tile_ends(s, first, rows);
                 blk.keys = tile_block_keys(t);
                 if (blk.keys == 0) continue;
                 if (first_pass && kb == 0) {
                     [[maybe_unused]] const step_phase_scope phase(kernel_phase::queries);
-                    prefetch_queries(p, s, first + tile_rows, tile_rows);
-                    load_queries(p, s, first, tile_rows, ops.pairs);
+                    prefetch_queries(p, s, first + rows, rows);
+                    load_queries(p, s, first, rows, ops.pairs);
                 }
                 const std::size_t cols = Mode == step_mode::online ? (blk.keys + lanes - 1) / lanes : 4;
-                blk.limit = t.min_end < static_cast<std::ptrdiff_t>(kb + cols * lanes);
-                blk.bias = p.mask.kind != mask_kind::none && p.mask.data != nullptr;
-                if (blk.bias) tile_bias(p, s, first, tile_rows, kb, blk.keys);
-                blk.dropout = dropout;
-                if (dropout) tile_dropout(p, s, first, tile_rows, kb, rule);
                 // a round keeps each tile's weights; a step with its own P·V needs them no longer
                 float* const weights = rounds ? s.p + (first - round) * block_keys : s.p;
-                [[maybe_unused]] const step_phase_scope phase(kernel_phase::scores);
-                packed_step<D, Mode, !rounds>(cols, p, s, first, blk, weights);
+                if constexpr (Amx) {
+#if CTEIN_ATTENTION_AMX
+                    {
+                        [[maybe_unused]] const step_phase_scope phase(kernel_phase::scores);
+                        amx_scores<D>(s.q + first * dp, dp, blk.k, cols, weights);
+                    }
+                    for (std::size_t sub = 0; sub < rows; sub += amx_softmax_rows)
+                        step(std::integral_constant<std::size_t, amx_softmax_rows>{}, first + sub, cols,
+                             weights + sub * block_keys);
+                    if (cols % 2 != 0) // P·V reads 32 keys at a time: the last 16 weigh 0
+                        for (std::size_t r = 0; r < rows; ++r)
+                            std::memset(reinterpret_cast<std::uint16_t*>(weights + r * block_keys) +
+                                            cols * lanes,
+                                        0, lanes * sizeof(std::uint16_t));
+#endif
+                } else {
+                    step(std::integral_constant<std::size_t, tile_rows>{}, first, cols, weights);
+                }
             }
             if constexpr (rounds) {
-                for (std::size_t first = round; first < round_end; first += tile_rows) {
-                    const tile_keys t = tile_ends(s, first, tile_rows);
+                for (std::size_t first = round; first < round_end; first += rows) {
+                    const tile_keys t = tile_ends(s, first, rows);
                     const std::size_t keys = tile_block_keys(t);
                     if (keys == 0) continue;
                     {
                         [[maybe_unused]] const step_phase_scope phase(kernel_phase::values);
-                        step_values<D, tile_rows, true>(s, first, blk, keys,
-                                                        s.p + (first - round) * block_keys);
+                        float* const weights = s.p + (first - round) * block_keys;
+                        if constexpr (Amx) {
+#if CTEIN_ATTENTION_AMX
+                            amx_weighted_values<D>(s.o + first * dp, dp, weights, blk.v, keys);
+#endif
+                        } else {
+                            step_values<D, tile_rows, true>(s, first, blk, keys, weights);
+                        }
                     }
                     if (t.max_end <= static_cast<std::ptrdiff_t>(kb + block_keys)) {
                         [[maybe_unused]] const step_phase_scope phase(kernel_phase::finish);
-                        finish_tile(p, s, first);
+                        finish_tile(p, s, first, rows);
                     }
                 }
             }
         }
     }
     if (Mode == step_mode::online) // tiles that saw no key at all give zeros
-        for (std::size_t first = 0; first < s.count; first += tile_rows)
-            if (tile_ends(s, first, tile_rows).max_end <= 0) finish_tile(p, s, first);
+        for (std::size_t first = 0; first < s.count; first += rows)
+            if (tile_ends(s, first, rows).max_end <= 0) finish_tile(p, s, first, rows);
 }
 
 /// One piece of work: query positions [i0, i1) of every query head of key/value head kh.
@@ -452,16 +498,28 @@ void prefill_piece(const attention_problem& p, const packed_operands& ops, std::
                    std::size_t i0, std::size_t i1) {
     const std::size_t group = p.query_heads / p.kv_heads;
     const std::size_t per_head = (i1 - i0 + tile_rows - 1) / tile_rows * tile_rows;
-    row_set s = thread_row_storage().rows(group * per_head, ops.dp);
+    // AMX tiles take 16 rows, across heads where a head's rows end inside one: fillers after
+    // the last head make the count whole.
+    const std::size_t rows =
+        ops.amx ? (group * per_head + amx_rows - 1) / amx_rows * amx_rows : group * per_head;
+    row_set s = thread_row_storage().rows(rows, ops.dp);
     s.batch_index = b;
-    for (std::size_t g = 0; g < group; ++g) {
-        for (std::size_t k = 0; k < per_head; ++k) {
-            s.head[g * per_head + k] = static_cast<std::uint32_t>(kh * group + g);
-            s.query[g * per_head + k] = i0 + k < i1 ? static_cast<std::int64_t>(i0 + k) : -1;
-        }
+    for (std::size_t r = 0; r < rows; ++r) {
+        const std::size_t g = std::min(r / per_head, group - 1), k = r - g * per_head;
+        s.head[r] = static_cast<std::uint32_t>(kh * group + g);
+        s.query[r] = k < per_head && i0 + k < i1 ? static_cast<std::int64_t>(i0 + k) : -1;
     }
     start_rows(p, s, false);
     if (p.weights == nullptr) {
+#if CTEIN_ATTENTION_AMX
+        if constexpr (D % amx_depth == 0) {
+            if (ops.amx) {
+                const amx_tiles tiles;
+                prefill_pass<D, step_mode::online, true>(p, ops, s, kh);
+                return;
+            }
+        }
+#endif
         prefill_pass<D, step_mode::online>(p, ops, s, kh);
         return;
     }

@@ -70,6 +70,9 @@ struct key_block {
     /// Packed keys and values are bfloat16 pairs and the rows' queries bfloat16
     /// (bf16_dot_products): both products run on vdpbf16ps, the weights rounded to bfloat16.
     bool bf16_pairs = false;
+    /// With bf16_pairs: the step's raw q·k (unscaled) are already in its weights rows, computed
+    /// on AMX tiles for 16 rows at once (attention_amx.hpp); the step scales them.
+    bool scores_given = false;
 };
 
 namespace tile_vectors {
@@ -193,6 +196,20 @@ template <std::size_t Rows, std::size_t Cols>
         const batch start(-m[r]);
         unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
             s[r][c] = multiply_add(batch(acc[r][c]), scale, start);
+        });
+    });
+}
+
+/// Scores minus the rows' references from raw q·k already in `raw` ([Rows][block_keys] floats):
+/// scaled by `factor` (scale · log2 e) and moved by the rows' references.
+template <std::size_t Rows, std::size_t Cols>
+[[gnu::always_inline]] inline void given_scores(const float* raw, const float* m, float factor,
+                                                batch (&s)[Rows][Cols]) noexcept {
+    const batch scale(factor);
+    unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+        const batch start(-m[r]);
+        unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
+            s[r][c] = multiply_add(batch::load_aligned(raw + r * block_keys + c * lanes), scale, start);
         });
     });
 }
@@ -569,7 +586,10 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
 #if defined(__AVX512BF16__) && defined(__AVX512F__)
         if constexpr (Mode == step_mode::online) { // the weights path packs floats: fewer steps to compile
             paired = b.bf16_pairs;
-            if (paired) packed_pair_scores<Rows, Cols>(q, dp, b.k, m, p.scale * log2e, sc);
+            if (paired && b.scores_given)
+                given_scores<Rows, Cols>(weights, m, p.scale * log2e, sc);
+            else if (paired)
+                packed_pair_scores<Rows, Cols>(q, dp, b.k, m, p.scale * log2e, sc);
         }
 #endif
         if (!paired) packed_scores<Rows, Cols>(q, dp, static_cast<const float*>(b.k), m, sc);
@@ -657,29 +677,29 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
         step_values<D, Rows, Packed, E>(s, first, b, std::min(b.keys, Cols * lanes), weights);
 }
 
-/// A step of a full tile (tile_rows rows) over its first `cols` batches of keys (1 to 4), its
+/// A step of a full tile (`Rows` rows) over its first `cols` batches of keys (1 to 4), its
 /// weights kept at `weights`, with or without its P·V (tile_step's `Values`): the online pass
 /// trims a block on a causal diagonal or at the keys' end to the columns any row sees. The two
 /// passes of the weights path, slow anyway, always take 4 (limits mask the rest): fewer
 /// functions to compile.
-template <std::size_t D, step_mode Mode, bool Values>
+template <std::size_t D, step_mode Mode, bool Values, std::size_t Rows = tile_rows>
 void packed_step(std::size_t cols, const attention_problem& p, row_set& s, std::size_t first,
                  const key_block& b, float* weights) noexcept {
     if constexpr (Mode != step_mode::online) {
-        tile_step<D, tile_rows, 4, Mode, true, float, Values>(p, s, first, b, weights);
+        tile_step<D, Rows, 4, Mode, true, float, Values>(p, s, first, b, weights);
     } else {
         switch (cols) {
         case 1:
-            tile_step<D, tile_rows, 1, Mode, true, float, Values>(p, s, first, b, weights);
+            tile_step<D, Rows, 1, Mode, true, float, Values>(p, s, first, b, weights);
             break;
         case 2:
-            tile_step<D, tile_rows, 2, Mode, true, float, Values>(p, s, first, b, weights);
+            tile_step<D, Rows, 2, Mode, true, float, Values>(p, s, first, b, weights);
             break;
         case 3:
-            tile_step<D, tile_rows, 3, Mode, true, float, Values>(p, s, first, b, weights);
+            tile_step<D, Rows, 3, Mode, true, float, Values>(p, s, first, b, weights);
             break;
         default:
-            tile_step<D, tile_rows, 4, Mode, true, float, Values>(p, s, first, b, weights);
+            tile_step<D, Rows, 4, Mode, true, float, Values>(p, s, first, b, weights);
             break;
         }
     }

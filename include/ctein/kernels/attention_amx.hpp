@@ -1,0 +1,173 @@
+// attention_amx: the prefill's two products on AMX tiles (Intel's Advanced Matrix Extensions,
+// Sapphire Rapids and later), for bfloat16 q, k and v packed as for vdpbf16ps (pairs: keys in
+// pairs of features, values in pairs of keys, which is the layout AMX reads its second operand
+// in). One tile instruction multiplies 16 rows by 32 bfloat16 features into 16 x 16 floats, 16
+// times the work of one vdpbf16ps, so the products of a 16-row tile through a key block take a
+// fraction of the softmax between them; the softmax stays on AVX-512 (tile_step).
+#pragma once
+
+#include "attention_rows.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__AVX512BF16__) && defined(__AVX512F__) &&     \
+    defined(__linux__)
+#define CTEIN_ATTENTION_AMX 1
+#include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#else
+#define CTEIN_ATTENTION_AMX 0
+#endif
+
+#include "detail/quiet_intrinsics_begin.hpp"
+
+namespace ctein::kernels::attention_detail {
+
+/// Query rows of an AMX step: the rows of one tile register.
+inline constexpr std::size_t amx_rows = 16;
+
+/// Features (or keys) one tile multiply adds up: 32 bfloat16, one 64-byte tile row.
+inline constexpr std::size_t amx_depth = 32;
+
+#if CTEIN_ATTENTION_AMX
+
+/// Whether this process may use AMX: Linux hands out the tile registers' state only to a process
+/// that asks for it (arch_prctl ARCH_REQ_XCOMP_PERM for XTILEDATA), once; a kernel or a CPU
+/// without AMX refuses, and the prefill then runs on vdpbf16ps.
+inline bool amx_usable() noexcept {
+    static const bool granted = [] {
+        constexpr int request_permission = 0x1023; // ARCH_REQ_XCOMP_PERM
+        constexpr int tile_data = 18;              // XFEATURE_XTILEDATA
+        return syscall(SYS_arch_prctl, request_permission, tile_data) == 0;
+    }();
+    return granted;
+}
+
+/// Whether a prefill call runs its products on AMX: bfloat16 pairs (packed_operands::pairs) and
+/// a padded head size of whole tile rows (32 features; other sizes stay on vdpbf16ps).
+inline bool amx_products(bool pairs, std::size_t dp) noexcept {
+    return pairs && dp % amx_depth == 0 && amx_usable();
+}
+
+/// The tile registers configured for the whole of a piece (loading a configuration clears them,
+/// so it is done once, not per step), released when the piece ends so that the thread's saved
+/// state shrinks back. Every register is 16 rows of 64 bytes: 16 x 16 floats of scores or
+/// outputs, 16 x 32 bfloat16 of queries or weights, 16 pairs x 16 of keys or values.
+/// Registers 0-3 accumulate, 4 holds the left operand, 5 the right one.
+class amx_tiles {
+public:
+    amx_tiles() noexcept {
+        struct alignas(64) {
+            std::uint8_t palette = 1, start_row = 0, reserved[14] = {};
+            std::uint16_t bytes_per_row[16] = {};
+            std::uint8_t rows[16] = {};
+        } config;
+        for (int t = 0; t < 6; ++t) {
+            config.bytes_per_row[t] = 64;
+            config.rows[t] = amx_rows;
+        }
+        _tile_loadconfig(&config);
+    }
+    amx_tiles(const amx_tiles&) = delete;
+    amx_tiles& operator=(const amx_tiles&) = delete;
+    ~amx_tiles() { _tile_release(); }
+};
+
+/// The q·kᵀ of 16 rows (`q`: rows `dp` floats apart, each holding its dp bfloat16 features) with
+/// the first `cols` batches of 16 keys of a packed block (`k`: [dp / 2][block_keys] pairs), as
+/// raw dot products (unscaled) into `scores` ([16][block_keys] floats).
+template <std::size_t D>
+inline void amx_scores(const float* q, std::size_t dp, const void* k, std::size_t cols,
+                       float* scores) noexcept {
+    if constexpr (D != 0) dp = D;
+    const auto* keys = static_cast<const char*>(k);
+    const auto q_stride = static_cast<long>(dp * sizeof(float));
+    constexpr long k_stride = block_keys * sizeof(std::uint32_t), s_stride = block_keys * sizeof(float);
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+    // The register numbers are immediates: one branch per column count, not a loop over them.
+    const auto step = [&](const char* at) __attribute__((always_inline)) {
+        _tile_loadd(5, at, k_stride);
+        _tile_dpbf16ps(0, 4, 5);
+        if (cols > 1) {
+            _tile_loadd(5, at + 64, k_stride);
+            _tile_dpbf16ps(1, 4, 5);
+        }
+        if (cols > 2) {
+            _tile_loadd(5, at + 128, k_stride);
+            _tile_dpbf16ps(2, 4, 5);
+        }
+        if (cols > 3) {
+            _tile_loadd(5, at + 192, k_stride);
+            _tile_dpbf16ps(3, 4, 5);
+        }
+    };
+    for (std::size_t f = 0; f < dp; f += amx_depth) {
+        _tile_loadd(4, reinterpret_cast<const char*>(q) + f * sizeof(std::uint16_t), q_stride);
+        step(keys + f / 2 * k_stride);
+    }
+    _tile_stored(0, scores, s_stride);
+    if (cols > 1) _tile_stored(1, scores + 16, s_stride);
+    if (cols > 2) _tile_stored(2, scores + 32, s_stride);
+    if (cols > 3) _tile_stored(3, scores + 48, s_stride);
+}
+
+/// P·V of 16 rows: `o` (rows `dp` floats apart) += the bfloat16 weights of `weights` (rows of
+/// block_keys floats, each holding its block_keys bfloat16 weights first, as tile_step stores
+/// them) times the block's values (`v`: [block_keys / 2][dp] pairs), over the first `keys` keys
+/// rounded up to 32 (the weights and values past them must be zeros).
+template <std::size_t D>
+inline void amx_weighted_values(float* o, std::size_t dp, const float* weights, const void* v,
+                                std::size_t keys) noexcept {
+    if constexpr (D != 0) dp = D;
+    const auto* values = static_cast<const char*>(v);
+    const auto stride = static_cast<long>(dp * sizeof(float));
+    constexpr long p_stride = block_keys * sizeof(float);
+    const std::size_t depth = (keys + amx_depth - 1) / amx_depth;
+    for (std::size_t f = 0; f < dp; f += 4 * 16) { // 64 features: the four accumulators
+        const std::size_t width = (dp - f) / 16;   // 4, or 2 when dp is an odd multiple of 32
+        char* out = reinterpret_cast<char*>(o + f);
+        _tile_loadd(0, out, stride);
+        _tile_loadd(1, out + 64, stride);
+        if (width > 2) {
+            _tile_loadd(2, out + 128, stride);
+            _tile_loadd(3, out + 192, stride);
+        }
+        for (std::size_t j = 0; j < depth; ++j) {
+            _tile_loadd(4, reinterpret_cast<const char*>(weights) + j * 64, p_stride);
+            const char* at = values + (j * amx_depth / 2 * dp + f) * sizeof(std::uint32_t);
+            _tile_loadd(5, at, stride);
+            _tile_dpbf16ps(0, 4, 5);
+            _tile_loadd(5, at + 64, stride);
+            _tile_dpbf16ps(1, 4, 5);
+            if (width > 2) {
+                _tile_loadd(5, at + 128, stride);
+                _tile_dpbf16ps(2, 4, 5);
+                _tile_loadd(5, at + 192, stride);
+                _tile_dpbf16ps(3, 4, 5);
+            }
+        }
+        _tile_stored(0, out, stride);
+        _tile_stored(1, out + 64, stride);
+        if (width > 2) {
+            _tile_stored(2, out + 128, stride);
+            _tile_stored(3, out + 192, stride);
+        }
+    }
+}
+
+#else
+
+inline bool amx_products(bool, std::size_t) noexcept {
+    return false;
+}
+
+#endif
+
+} // namespace ctein::kernels::attention_detail
+
+#include "detail/quiet_intrinsics_end.hpp"
