@@ -192,7 +192,7 @@ def prefill_tables(rows, torches):
             header += [f"ctein {HALVES[h]} % peak"] + [f"ctein {HALVES[h]} ÷ {pretty(e)}" for e in engines
                                                        if e.endswith("bf16")]
             if h == "ctein_bf16" and bf16_bound:
-                header += ["ctein bf16 % of bf16 dot-product peak"]
+                header += ["ctein bf16 % of its products' peak (AMX, else vdpbf16ps)"]
         body = []
         for c in group:
             f = dict(c)

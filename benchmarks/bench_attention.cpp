@@ -389,7 +389,7 @@ void attention_row(benchmark::State& state, entry e, kind k, const attention_sha
         if (k == kind::prefill) {
             peak = std::max(peak, ctein::bench::fma_peak_gflops(s.threads, 1));
             if (e == entry::ctein_bf16)
-                bf16_peak = std::max(bf16_peak, ctein::bench::bf16_dot_peak_gflops(s.threads, 1));
+                bf16_peak = std::max(bf16_peak, ctein::bench::bf16_products_peak_gflops(s.threads, 1));
         }
         // After a pause the threads of a 2-thread call (the pool's, libtorch's) sleep, and waking
         // them cost a decode call tens of microseconds: a call first, untimed, as a step that
@@ -410,7 +410,7 @@ void attention_row(benchmark::State& state, entry e, kind k, const attention_sha
         state.counters["GFLOPs"] = gflops;
         state.counters["peak_GFLOPs"] = peak;
         state.counters["pct_peak"] = 100.0 * gflops / peak;
-        if (bf16_peak > 0.0) { // the bound of products on vdpbf16ps, where the build has them
+        if (bf16_peak > 0.0) { // the bound of products on AMX or vdpbf16ps, where the build has them
             state.counters["bf16_peak_GFLOPs"] = bf16_peak;
             state.counters["pct_bf16_peak"] = 100.0 * gflops / bf16_peak;
         }

@@ -4,6 +4,7 @@
 
 #include "timing.hpp"
 
+#include <ctein/kernels/attention_amx.hpp>
 #include <ctein/kernels/multiply_add.hpp>
 
 #include <xsimd/xsimd.hpp>
@@ -14,6 +15,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <thread>
 #include <vector>
 
@@ -89,6 +91,46 @@ inline double bf16_dot_peak_gflops([[maybe_unused]] std::size_t threads = 1, [[m
 #else
     return 0.0;
 #endif
+}
+
+/// GFLOP/s of AMX bfloat16 tile multiplies (16 x 16 x 32 products and as many adds each, into
+/// four independent accumulators so that their latency is hidden) on `threads` threads, as
+/// fma_peak_gflops; 0 where the build or the process has no AMX.
+inline double amx_bf16_peak_gflops([[maybe_unused]] std::size_t threads = 1, [[maybe_unused]] int runs = 7) {
+#if CTEIN_ATTENTION_AMX
+    if (!kernels::attention_detail::amx_usable()) return 0.0;
+    constexpr std::size_t steps = 1 << 16;
+    const auto one_thread = [] {
+        const kernels::attention_detail::amx_tiles tiles; // every register 16 rows of 64 bytes
+        alignas(64) std::uint16_t operand[16][32] = {};    // zeros: the speed does not depend on them
+        _tile_zero(0);
+        _tile_zero(1);
+        _tile_zero(2);
+        _tile_zero(3);
+        _tile_loadd(4, operand, 64);
+        _tile_loadd(5, operand, 64);
+        for (std::size_t s = 0; s < steps; ++s) {
+            _tile_dpbf16ps(0, 4, 5);
+            _tile_dpbf16ps(1, 4, 5);
+            _tile_dpbf16ps(2, 4, 5);
+            _tile_dpbf16ps(3, 4, 5);
+        }
+        alignas(64) float sink[16][16];
+        _tile_stored(0, sink, 64);
+        volatile float kept = sink[0][0]; // the multiplies are not dead code
+        static_cast<void>(kept);
+    };
+    return peak_gflops(one_thread, 2.0 * 16 * 16 * 32 * 4 * steps, threads, runs);
+#else
+    return 0.0;
+#endif
+}
+
+/// The bound of the bfloat16 prefill's two products: AMX's peak where the kernel multiplies on
+/// AMX tiles (attention_amx.hpp), else vdpbf16ps's; 0 where it has neither.
+inline double bf16_products_peak_gflops(std::size_t threads = 1, int runs = 7) {
+    const double amx = amx_bf16_peak_gflops(threads, runs);
+    return amx > 0.0 ? amx : bf16_dot_peak_gflops(threads, runs);
 }
 
 } // namespace ctein::bench
