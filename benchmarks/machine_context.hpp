@@ -36,7 +36,8 @@ inline void add_machine_context() {
     }
     benchmark::AddCustomContext("cpu", name + " (family " + family + ", model " + model + ")");
     std::string isa;
-    for (const char* f : {"avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_bf16", "avx512fp16"}) {
+    for (const char* f :
+         {"avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_bf16", "avx512_fp16", "amx_bf16"}) {
         if (!flags.count(f)) continue;
         if (!isa.empty()) isa += ' ';
         isa += f;
