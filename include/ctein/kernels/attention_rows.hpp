@@ -93,7 +93,7 @@ using aligned_floats = std::vector<float, xsimd::aligned_allocator<float, 64>>;
 /// score of theirs is masked).
 struct row_set {
     std::size_t batch_index = 0;
-    std::size_t count = 0; ///< a multiple of the tile's rows
+    std::size_t count = 0; ///< a multiple of the tile's rows (tile_rows, or amx_rows on AMX)
     std::size_t dp = 0;    ///< padded head size: the stride of q and o
     float* q = nullptr;    ///< scaled queries, in log2 units
     float* o = nullptr;    ///< output accumulators (unnormalised until the end)

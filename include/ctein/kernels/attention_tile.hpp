@@ -162,6 +162,31 @@ template <std::size_t Rows, std::size_t Cols>
 }
 
 #if defined(__AVX512BF16__) && defined(__AVX512F__)
+/// Scores minus the rows' references from raw (unscaled) dot products, `raw(r, c)` the batch of
+/// row r, column c: scaled by `factor` (scale · log2 e) and moved by the rows' references. The
+/// bfloat16 products leave their sums unscaled, in registers (vdpbf16ps) or in memory (AMX).
+template <std::size_t Rows, std::size_t Cols, class Raw>
+[[gnu::always_inline]] inline void scaled_scores(Raw&& raw, const float* m, float factor,
+                                                 batch (&s)[Rows][Cols]) noexcept {
+    const batch scale(factor);
+    unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+        const batch start(-m[r]);
+        unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
+            s[r][c] = multiply_add(raw(r, c), scale, start);
+        });
+    });
+}
+
+/// scaled_scores of raw q·k already in `raw` ([Rows][block_keys] floats: the AMX products).
+template <std::size_t Rows, std::size_t Cols>
+[[gnu::always_inline]] inline void given_scores(const float* raw, const float* m, float factor,
+                                                batch (&s)[Rows][Cols]) noexcept {
+    scaled_scores<Rows, Cols>(
+        [&](auto r, auto c)
+            __attribute__((always_inline)) { return batch::load_aligned(raw + r * block_keys + c * lanes); },
+        m, factor, s);
+}
+
 /// packed_scores for bfloat16 operands: `q` rows of dp bfloat16 values (unscaled), `k` a block of
 /// [dp / 2][block_keys] pairs of features; vdpbf16ps adds both products of a pair at once, half
 /// the instructions of the float loop. Scores are then scaled (`factor`: scale · log2 e) and
@@ -191,28 +216,10 @@ template <std::size_t Rows, std::size_t Cols>
             });
         });
     }
-    const batch scale(factor);
-    unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
-        const batch start(-m[r]);
-        unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
-            s[r][c] = multiply_add(batch(acc[r][c]), scale, start);
-        });
-    });
+    scaled_scores<Rows, Cols>(
+        [&](auto r, auto c) __attribute__((always_inline)) { return batch(acc[r][c]); }, m, factor, s);
 }
 
-/// Scores minus the rows' references from raw q·k already in `raw` ([Rows][block_keys] floats):
-/// scaled by `factor` (scale · log2 e) and moved by the rows' references.
-template <std::size_t Rows, std::size_t Cols>
-[[gnu::always_inline]] inline void given_scores(const float* raw, const float* m, float factor,
-                                                batch (&s)[Rows][Cols]) noexcept {
-    const batch scale(factor);
-    unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
-        const batch start(-m[r]);
-        unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
-            s[r][c] = multiply_add(batch::load_aligned(raw + r * block_keys + c * lanes), scale, start);
-        });
-    });
-}
 #endif
 
 /// A batch of floats from the `lanes` elements at `from`: floats as they are, bfloat16 and float16
