@@ -7,12 +7,15 @@
 #pragma once
 
 #include "attention_rows.hpp"
+#include "attention_tile.hpp"
 
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__AVX512BF16__) && defined(__AVX512F__) &&     \
-    defined(__linux__)
+// g++ names the AMX targets __AMX_TILE__ and __AMX_BF16__, clang 14 __AMXTILE__ and __AMXBF16__
+// (with only g++'s spelling, clang builds left AMX out).
+#if (defined(__AMX_TILE__) || defined(__AMXTILE__)) && (defined(__AMX_BF16__) || defined(__AMXBF16__)) &&    \
+    defined(__AVX512BF16__) && defined(__AVX512F__) && defined(__linux__)
 #define CTEIN_ATTENTION_AMX 1
 #include <immintrin.h>
 #include <sys/syscall.h>
@@ -75,6 +78,27 @@ public:
     ~amx_tiles() { _tile_release(); }
 };
 
+/// Tile instructions on registers named by template arguments: the compilers' intrinsics take
+/// only literal numbers, and their loads and stores do not tell the compiler that they read or
+/// write memory (these do: "memory").
+template <int T>
+[[gnu::always_inline]] inline void tile_load(const void* from, long stride) noexcept {
+    __asm__ volatile("tileloadd (%0,%1,1), %%tmm%c2" ::"r"(from), "r"(stride), "i"(T) : "memory");
+}
+template <int T>
+[[gnu::always_inline]] inline void tile_store(void* to, long stride) noexcept {
+    __asm__ volatile("tilestored %%tmm%c2, (%0,%1,1)" ::"r"(to), "r"(stride), "i"(T) : "memory");
+}
+template <int T>
+[[gnu::always_inline]] inline void tile_zero() noexcept {
+    __asm__ volatile("tilezero %%tmm%c0" ::"i"(T));
+}
+/// Accumulator C += A · B (bfloat16 pairs).
+template <int C, int A, int B>
+[[gnu::always_inline]] inline void tile_multiply() noexcept {
+    __asm__ volatile("tdpbf16ps %%tmm%c2, %%tmm%c1, %%tmm%c0" ::"i"(C), "i"(A), "i"(B));
+}
+
 /// The q·kᵀ of 16 rows (`q`: rows `dp` floats apart, each holding its dp bfloat16 features) with
 /// the first `cols` batches of 16 keys of a packed block (`k`: [dp / 2][block_keys] pairs), as
 /// raw dot products (unscaled) into `scores` ([16][block_keys] floats).
@@ -85,35 +109,18 @@ inline void amx_scores(const float* q, std::size_t dp, const void* k, std::size_
     const auto* keys = static_cast<const char*>(k);
     const auto q_stride = static_cast<long>(dp * sizeof(float));
     constexpr long k_stride = block_keys * sizeof(std::uint32_t), s_stride = block_keys * sizeof(float);
-    _tile_zero(0);
-    _tile_zero(1);
-    _tile_zero(2);
-    _tile_zero(3);
-    // The register numbers are immediates: one branch per column count, not a loop over them.
-    const auto step = [&](const char* at) __attribute__((always_inline)) {
-        _tile_loadd(5, at, k_stride);
-        _tile_dpbf16ps(0, 4, 5);
-        if (cols > 1) {
-            _tile_loadd(5, at + 64, k_stride);
-            _tile_dpbf16ps(1, 4, 5);
-        }
-        if (cols > 2) {
-            _tile_loadd(5, at + 128, k_stride);
-            _tile_dpbf16ps(2, 4, 5);
-        }
-        if (cols > 3) {
-            _tile_loadd(5, at + 192, k_stride);
-            _tile_dpbf16ps(3, 4, 5);
-        }
-    };
-    for (std::size_t f = 0; f < dp; f += amx_depth) {
-        _tile_loadd(4, reinterpret_cast<const char*>(q) + f * sizeof(std::uint16_t), q_stride);
-        step(keys + f / 2 * k_stride);
+    unrolled<4>([&](auto c) __attribute__((always_inline)) { tile_zero<c>(); });
+    for (std::size_t f = 0; f < dp; f += amx_depth) { // a tile of queries times each column's keys
+        tile_load<4>(reinterpret_cast<const char*>(q) + f * sizeof(std::uint16_t), q_stride);
+        unrolled<4>([&](auto c) __attribute__((always_inline)) {
+            if (c >= cols) return;
+            tile_load<5>(keys + f / 2 * k_stride + c * 64, k_stride);
+            tile_multiply<c, 4, 5>();
+        });
     }
-    _tile_stored(0, scores, s_stride);
-    if (cols > 1) _tile_stored(1, scores + 16, s_stride);
-    if (cols > 2) _tile_stored(2, scores + 32, s_stride);
-    if (cols > 3) _tile_stored(3, scores + 48, s_stride);
+    unrolled<4>([&](auto c) __attribute__((always_inline)) {
+        if (c < cols) tile_store<c>(scores + c * 16, s_stride);
+    });
 }
 
 /// P·V of 16 rows: `o` (rows `dp` floats apart) += the bfloat16 weights of `weights` (rows of
@@ -131,32 +138,21 @@ inline void amx_weighted_values(float* o, std::size_t dp, const float* weights, 
     for (std::size_t f = 0; f < dp; f += 4 * 16) { // 64 features: the four accumulators
         const std::size_t width = (dp - f) / 16;   // 4, or 2 when dp is an odd multiple of 32
         char* out = reinterpret_cast<char*>(o + f);
-        _tile_loadd(0, out, stride);
-        _tile_loadd(1, out + 64, stride);
-        if (width > 2) {
-            _tile_loadd(2, out + 128, stride);
-            _tile_loadd(3, out + 192, stride);
-        }
-        for (std::size_t j = 0; j < depth; ++j) {
-            _tile_loadd(4, reinterpret_cast<const char*>(weights) + j * 64, p_stride);
+        unrolled<4>([&](auto c) __attribute__((always_inline)) {
+            if (c < width) tile_load<c>(out + c * 64, stride);
+        });
+        for (std::size_t j = 0; j < depth; ++j) { // 32 keys' weights times their values
+            tile_load<4>(reinterpret_cast<const char*>(weights) + j * 64, p_stride);
             const char* at = values + (j * amx_depth / 2 * dp + f) * sizeof(std::uint32_t);
-            _tile_loadd(5, at, stride);
-            _tile_dpbf16ps(0, 4, 5);
-            _tile_loadd(5, at + 64, stride);
-            _tile_dpbf16ps(1, 4, 5);
-            if (width > 2) {
-                _tile_loadd(5, at + 128, stride);
-                _tile_dpbf16ps(2, 4, 5);
-                _tile_loadd(5, at + 192, stride);
-                _tile_dpbf16ps(3, 4, 5);
-            }
+            unrolled<4>([&](auto c) __attribute__((always_inline)) {
+                if (c >= width) return;
+                tile_load<5>(at + c * 64, stride);
+                tile_multiply<c, 4, 5>();
+            });
         }
-        _tile_stored(0, out, stride);
-        _tile_stored(1, out + 64, stride);
-        if (width > 2) {
-            _tile_stored(2, out + 128, stride);
-            _tile_stored(3, out + 192, stride);
-        }
+        unrolled<4>([&](auto c) __attribute__((always_inline)) {
+            if (c < width) tile_store<c>(out + c * 64, stride);
+        });
     }
 }
 
