@@ -101,22 +101,16 @@ inline double amx_bf16_peak_gflops([[maybe_unused]] std::size_t threads = 1, [[m
     if (!kernels::attention_detail::amx_usable()) return 0.0;
     constexpr std::size_t steps = 1 << 16;
     const auto one_thread = [] {
-        const kernels::attention_detail::amx_tiles tiles; // every register 16 rows of 64 bytes
-        alignas(64) std::uint16_t operand[16][32] = {};    // zeros: the speed does not depend on them
-        _tile_zero(0);
-        _tile_zero(1);
-        _tile_zero(2);
-        _tile_zero(3);
-        _tile_loadd(4, operand, 64);
-        _tile_loadd(5, operand, 64);
-        for (std::size_t s = 0; s < steps; ++s) {
-            _tile_dpbf16ps(0, 4, 5);
-            _tile_dpbf16ps(1, 4, 5);
-            _tile_dpbf16ps(2, 4, 5);
-            _tile_dpbf16ps(3, 4, 5);
-        }
+        namespace amx = kernels::attention_detail;
+        const amx::amx_tiles tiles;                     // every register 16 rows of 64 bytes
+        alignas(64) std::uint16_t operand[16][32] = {}; // zeros: the speed does not depend on them
+        amx::unrolled<4>([](auto c) { amx::tile_zero<c>(); });
+        amx::tile_load<4>(operand, 64);
+        amx::tile_load<5>(operand, 64);
+        for (std::size_t s = 0; s < steps; ++s)
+            amx::unrolled<4>([](auto c) { amx::tile_multiply<c, 4, 5>(); });
         alignas(64) float sink[16][16];
-        _tile_stored(0, sink, 64);
+        amx::tile_store<0>(sink, 64);
         volatile float kept = sink[0][0]; // the multiplies are not dead code
         static_cast<void>(kept);
     };
