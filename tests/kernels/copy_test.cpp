@@ -122,6 +122,33 @@ TEST_CASE("copy_strided splits and merges heads", "[kernels][copy]") {
     }
 }
 
+TEST_CASE("copy_strided splits heads of many tokens a block of runs at a time", "[kernels][copy]") {
+    // Read in order, a head split takes kernels::detail::block_runs tokens per head stream at once:
+    // whole blocks and a last partial one, runs of whole batches (copy_whole_runs) and others, an
+    // aligned output and a misaligned one; then one large enough for streaming stores.
+    static_assert(kernels::detail::block_runs == 16);
+    for (std::size_t s : {33u, 40u, 100u})
+        for (std::size_t d : {20u, 64u, 128u})
+            for (std::size_t shift : {0u, 1u}) {
+                CAPTURE(s, d, shift);
+                const std::size_t b = 2, h = 3, c = h * d;
+                check_copy<float>(std::array<strided_axis, 4>{{{b, static_cast<std::ptrdiff_t>(s * c)},
+                                                               {h, static_cast<std::ptrdiff_t>(d)},
+                                                               {s, static_cast<std::ptrdiff_t>(c)},
+                                                               {d, 1}}},
+                                  shift);
+            }
+    const std::size_t s = 2900, h = 12, d = 64, c = h * d;
+    static_assert(s * c * sizeof(float) >= kernels::streaming_threshold_bytes);
+    for (std::size_t shift : {0u, 1u}) {
+        CAPTURE(shift);
+        check_copy<float>(
+            std::array<strided_axis, 3>{
+                {{h, static_cast<std::ptrdiff_t>(d)}, {s, static_cast<std::ptrdiff_t>(c)}, {d, 1}}},
+            shift);
+    }
+}
+
 TEMPLATE_TEST_CASE("copy_strided repeats: inner fills, outer blocks", "[kernels][copy]", float, std::int64_t,
                    bool, rgb) {
     for (std::size_t r : {1u, 2u, 5u, 70u}) {

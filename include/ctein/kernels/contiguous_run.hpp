@@ -95,6 +95,21 @@ void store_bits(T* p, const Batch& b) noexcept {
 }
 } // namespace detail
 
+namespace detail {
+/// Copies 4 batches from `from` to `to`, their four loads in flight before the stores: head-split
+/// rows are only 4 batches long (64 floats on AVX-512).
+template <store_kind Stores, class T>
+[[gnu::always_inline]] inline void copy_four_batches(const T* from, T* to) noexcept {
+    constexpr std::size_t w = xsimd::batch<bits_of<T>>::size;
+    const auto a = load_bits(from), b = load_bits(from + w), c = load_bits(from + 2 * w),
+               d = load_bits(from + 3 * w);
+    store_bits<Stores>(to, a);
+    store_bits<Stores>(to + w, b);
+    store_bits<Stores>(to + 2 * w, c);
+    store_bits<Stores>(to + 3 * w, d);
+}
+} // namespace detail
+
 /// Makes streaming stores visible to other threads (and ordered with later stores).
 inline void finish_streaming_stores() noexcept {
 #if defined(__SSE2__)
@@ -114,25 +129,36 @@ void copy_run(const T* from, T* to, std::size_t n) noexcept {
             for (; i < n; ++i) to[i] = from[i];
             return;
         }
-        if constexpr (Stores == store_kind::streaming) {
+        if constexpr (Stores == store_kind::streaming)
             for (; i < n && !detail::is_batch_aligned(to + i); ++i) to[i] = from[i];
-            for (; i + w <= n; i += w) detail::store_bits<Stores>(to + i, detail::load_bits(from + i));
+        for (; i + 4 * w <= n; i += 4 * w) detail::copy_four_batches<Stores>(from + i, to + i);
+        for (; i + w <= n; i += w) detail::store_bits<Stores>(to + i, detail::load_bits(from + i));
+        if constexpr (Stores == store_kind::streaming) {
             for (; i < n; ++i) to[i] = from[i];
-        } else {
-            // four loads in flight before their stores: head-split rows are only 4 batches long
-            for (; i + 4 * w <= n; i += 4 * w) {
-                const auto a = detail::load_bits(from + i), b = detail::load_bits(from + i + w),
-                           c = detail::load_bits(from + i + 2 * w), d = detail::load_bits(from + i + 3 * w);
-                detail::store_bits<Stores>(to + i, a);
-                detail::store_bits<Stores>(to + i + w, b);
-                detail::store_bits<Stores>(to + i + 2 * w, c);
-                detail::store_bits<Stores>(to + i + 3 * w, d);
-            }
-            for (; i + w <= n; i += w) detail::store_bits<Stores>(to + i, detail::load_bits(from + i));
+        } else if (i < n) {
             // the last batch overlaps the previous one rather than ending with a scalar loop
-            if (i < n) detail::store_bits<Stores>(to + n - w, detail::load_bits(from + n - w));
+            detail::store_bits<Stores>(to + n - w, detail::load_bits(from + n - w));
         }
     }
+}
+
+/// copy_run of `count` runs of n elements, n a multiple of 4 batches, run j at from + j * from_step
+/// and to + j * to_step (aligned to a batch for streaming stores). A head split's runs are 4
+/// batches long: one by one through copy_run, whose checks of alignment and tails sit between
+/// each run's 8 memory operations, the split of 480 MiB tensors ran 0.89-0.91 x as fast as with
+/// this plain loop (a Sapphire Rapids core, streaming stores).
+template <store_kind Stores = store_kind::cached, class T>
+void copy_whole_runs(const T* from, std::ptrdiff_t from_step, T* to, std::ptrdiff_t to_step, std::size_t n,
+                     std::size_t count) noexcept {
+    static_assert(has_bits_batch<T>);
+    constexpr std::size_t w = xsimd::batch<bits_of<T>>::size;
+    if (n == 4 * w) { // a loop over the runs alone
+        for (std::size_t j = 0; j < count; ++j, from += from_step, to += to_step)
+            detail::copy_four_batches<Stores>(from, to);
+        return;
+    }
+    for (std::size_t j = 0; j < count; ++j, from += from_step, to += to_step)
+        for (std::size_t i = 0; i < n; i += 4 * w) detail::copy_four_batches<Stores>(from + i, to + i);
 }
 
 /// `to[0, n) = value`.
