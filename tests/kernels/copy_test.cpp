@@ -125,7 +125,7 @@ TEST_CASE("copy_strided splits and merges heads", "[kernels][copy]") {
 TEST_CASE("copy_strided splits heads of many tokens a block of runs at a time", "[kernels][copy]") {
     // Read in order, a head split takes kernels::detail::block_runs tokens per head stream at once:
     // whole blocks and a last partial one, runs of whole batches (copy_whole_runs) and others, an
-    // aligned output and a misaligned one; then one large enough for streaming stores.
+    // aligned output and a misaligned one; then large enough for streaming stores.
     static_assert(kernels::detail::block_runs == 16);
     for (std::size_t s : {33u, 40u, 100u})
         for (std::size_t d : {20u, 64u, 128u})
@@ -138,14 +138,19 @@ TEST_CASE("copy_strided splits heads of many tokens a block of runs at a time", 
                                                                {d, 1}}},
                                   shift);
             }
-    const std::size_t s = 2900, h = 12, d = 64, c = h * d;
-    static_assert(s * c * sizeof(float) >= kernels::streaming_threshold_bytes);
+    // Streamed: runs of whole batches, and (misaligned, or of 20 elements) runs gathered in L1 first
+    const auto split = [](std::size_t s, std::size_t h, std::size_t d) {
+        return std::array<strided_axis, 3>{
+            {{h, static_cast<std::ptrdiff_t>(d)}, {s, static_cast<std::ptrdiff_t>(h * d)}, {d, 1}}};
+    };
+    static_assert(2900 * 12 * 64 * sizeof(float) >= kernels::streaming_threshold_bytes);
+    static_assert(2900 * 40 * 20 * sizeof(float) >= kernels::streaming_threshold_bytes);
+    static_assert(1500 * 40 * 20 * sizeof(double) >= kernels::streaming_threshold_bytes);
     for (std::size_t shift : {0u, 1u}) {
         CAPTURE(shift);
-        check_copy<float>(
-            std::array<strided_axis, 3>{
-                {{h, static_cast<std::ptrdiff_t>(d)}, {s, static_cast<std::ptrdiff_t>(c)}, {d, 1}}},
-            shift);
+        check_copy<float>(split(2900, 12, 64), shift);
+        check_copy<float>(split(2900, 40, 20), shift);
+        check_copy<double>(split(1500, 40, 20), shift);
     }
 }
 

@@ -61,6 +61,16 @@ inline constexpr std::size_t max_read_streams = 32;
 inline constexpr std::size_t block_runs = 16;
 static_assert(block_runs <= max_read_streams);
 
+/// L1 room for a block of runs gathered before they are streamed out (run_block_leaf).
+inline constexpr std::size_t staging_bytes = std::size_t{16} << 10;
+
+/// The calling thread's staging room: one for every element type and rank (elements of any
+/// trivially copyable type may live in its bytes).
+inline unsigned char* staging_room() noexcept {
+    alignas(64) static thread_local unsigned char room[staging_bytes];
+    return room;
+}
+
 template <std::size_t N>
 constexpr copy_plan<N> plan_copy(const simplified_walk<N>& walk) noexcept {
     copy_plan<N> plan;
@@ -157,13 +167,29 @@ void run_block_leaf(const copy_plan<N>& plan, const copy_loop& loop, std::size_t
     if constexpr (has_bits_batch<T>) {
         constexpr std::size_t w = xsimd::batch<bits_of<T>>::size;
         constexpr auto sw = static_cast<std::ptrdiff_t>(w);
-        const bool whole = n % (4 * w) == 0 && rows.dst_stride % sw == 0 && loop.dst_stride % sw == 0 &&
-                           (Stores == store_kind::cached || is_batch_aligned(dst));
-        if (whole) {
+        // every run whole batches, and for streaming stores each starting on a batch
+        const bool batch_runs = n % w == 0 && rows.dst_stride % sw == 0 && loop.dst_stride % sw == 0 &&
+                                (Stores == store_kind::cached || is_batch_aligned(dst));
+        if (batch_runs && n % (4 * w) == 0) {
             for (std::size_t a = 0; a < rows.length; ++a)
                 copy_whole_runs<Stores>(
                     src + static_cast<std::ptrdiff_t>(a) * rows.src_stride, loop.src_stride,
                     dst + static_cast<std::ptrdiff_t>(a) * rows.dst_stride, loop.dst_stride, n, count);
+            return;
+        }
+        // Streamed runs that are not whole batches on batch boundaries would store their first
+        // and last elements one by one between the streamed lines. The block's runs are adjacent
+        // in the output (plan_copy): gathered in L1, they are streamed out as one run. Splits of
+        // 480 MiB tensors on Sapphire Rapids: outputs 16 bytes off a line 0.42-0.59 x memcpy run
+        // by run, 0.64-0.72 x so; aligned runs of 24 and 48 floats 0.44 and 0.80 x, 0.72 and 0.86 x.
+        if (Stores == store_kind::streaming && !batch_runs && count * n * sizeof(T) <= staging_bytes) {
+            T* const staged = reinterpret_cast<T*>(staging_room());
+            for (std::size_t a = 0; a < rows.length; ++a) {
+                const T* from = src + static_cast<std::ptrdiff_t>(a) * rows.src_stride;
+                for (std::size_t j = 0; j < count; ++j)
+                    copy_run(from + static_cast<std::ptrdiff_t>(j) * loop.src_stride, staged + j * n, n);
+                copy_run<Stores>(staged, dst + static_cast<std::ptrdiff_t>(a) * rows.dst_stride, count * n);
+            }
             return;
         }
     }
