@@ -93,9 +93,7 @@ void store_bits(T* p, const Batch& b) noexcept {
     }
     b.store_unaligned(to);
 }
-} // namespace detail
 
-namespace detail {
 /// Copies 4 batches from `from` to `to`, their four loads in flight before the stores: head-split
 /// rows are only 4 batches long (64 floats on AVX-512).
 template <store_kind Stores, class T>
