@@ -738,6 +738,104 @@ TEST_CASE("bfloat16 prefill across heads, partial key blocks, masks and dropout"
                     }
 }
 
+// On AMX a tile's P·V takes two key blocks at once, the first block's bfloat16 weights kept
+// while the second's scores are worked out: a reference raised by the second block scales those
+// kept weights as it scales the outputs. Keys 64-127 (the second block) give scores 8 times as
+// large, so most rows' references rise by more than the rescaling slack there.
+TEST_CASE("bfloat16 prefill whose second key block of a pair raises the rows' references", "[attention]") {
+    using ctein::kernels::element_type;
+    for (std::size_t group : {1, 3})
+        for (std::size_t d : {64, 128})
+            for (bool causal : {false, true}) {
+                call c({1, 2 * group, 2, 100, 200, d}, false);
+                for (std::size_t h = 0; h < 2; ++h)
+                    for (std::size_t t = 64; t < 128; ++t)
+                        for (std::size_t f = 0; f < d; ++f)
+                            c.k[h * c.p.k_strides.head + t * c.p.k_strides.token + f] *= 8.0f;
+                c.narrow(element_type::bf16, true);
+                c.p.causal = causal;
+                c.p.causal_offset = 100;
+                INFO("group " << group << ", D " << d << (causal ? ", causal" : ""));
+                check_against_reference(c);
+            }
+    // A row's first reference, taken in the second block of a pair, scales nothing: here the
+    // first block is masked out and the second's scores are all -88.9 (zero keys, an additive
+    // mask), 2^128.3 in log2 units, beyond the float range (exp2_poly gives NaN there).
+    for (std::size_t d : {64, 128}) {
+        call c({1, 2, 2, 40, 128, d}, false);
+        for (std::size_t h = 0; h < 2; ++h)
+            for (std::size_t t = 64; t < 128; ++t)
+                for (std::size_t f = 0; f < d; ++f)
+                    c.k[h * c.p.k_strides.head + t * c.p.k_strides.token + f] = 0.0f;
+        c.additive.resize(128);
+        for (std::size_t j = 0; j < 128; ++j) c.additive[j] = j < 64 ? -inf : -88.9f;
+        c.p.mask = {c.additive.data(), mask_kind::additive, {0, 0, 0, 1}};
+        c.narrow(element_type::bf16, true);
+        INFO("first block masked, D " << d);
+        check_against_reference(c);
+    }
+}
+
+#if CTEIN_ATTENTION_AMX
+// A pair's packed values lie one block after the other where they are shared; a block that a
+// thread packed in its own scratch (packed_block) lies elsewhere, and the pair's P·V then takes
+// each block on its own: both give the sums of weights times values.
+TEST_CASE("AMX P·V over a pair of key blocks, packed together or apart", "[attention]") {
+    using namespace ctein::kernels::attention_detail;
+    constexpr std::size_t dp = 64, keys = 100; // the second block: 36 keys, 32 of them whole pairs
+    std::mt19937 gen(3);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    // weights: each row's 2 * block_keys bfloat16 in its block_keys floats; zeros past `keys`
+    std::vector<float, xsimd::aligned_allocator<float, 64>> weights(amx_rows * block_keys, 0.0f);
+    std::vector<float> w(amx_rows * keys);
+    for (std::size_t r = 0; r < amx_rows; ++r)
+        for (std::size_t j = 0; j < keys; ++j) {
+            const ctein::bfloat16 x(uniform(gen));
+            w[r * keys + j] = static_cast<float>(x);
+            std::memcpy(reinterpret_cast<char*>(weights.data() + r * block_keys) + 2 * j, &x.bits, 2);
+        }
+    // values in pairs of keys, [block_keys / 2][dp] pairs per block; zeros past `keys`. Apart, the
+    // first block is followed by other values (ones), which the P·V must not read.
+    const std::size_t block_pairs = block_keys / 2 * dp;
+    constexpr std::uint32_t ones = 0x3f803f80u; // a pair of bfloat16 1.0
+    using pairs = std::vector<std::uint32_t, xsimd::aligned_allocator<std::uint32_t, 64>>;
+    pairs together(2 * block_pairs, 0u), first(2 * block_pairs, ones), second(block_pairs, 0u);
+    std::vector<float> v(2 * block_keys * dp, 0.0f);
+    for (std::size_t j = 0; j < keys; ++j)
+        for (std::size_t f = 0; f < dp; ++f) {
+            const ctein::bfloat16 x(uniform(gen));
+            v[j * dp + f] = static_cast<float>(x);
+            const std::uint32_t half = static_cast<std::uint32_t>(x.bits) << (j % 2 * 16);
+            together[j / 2 * dp + f] |= half;
+            if (j < block_keys)
+                first[j / 2 * dp + f] = together[j / 2 * dp + f];
+            else
+                second[(j - block_keys) / 2 * dp + f] |= half;
+        }
+    REQUIRE(amx_usable()); // Linux grants the tiles (the kernel asks the same way before its first AMX call)
+    for (bool apart : {false, true}) {
+        key_block blk[2];
+        blk[0].v = apart ? first.data() : together.data();
+        blk[1].v = apart ? second.data() : together.data() + block_pairs;
+        std::vector<float, xsimd::aligned_allocator<float, 64>> o(amx_rows * dp, 0.5f);
+        {
+            const amx_tiles tiles;
+            span_weighted_values<dp>(o.data(), dp, weights.data(), blk, 2,
+                                     [](std::size_t h) { return h == 0 ? block_keys : keys - block_keys; });
+        }
+        double worst = 0.0;
+        for (std::size_t r = 0; r < amx_rows; ++r)
+            for (std::size_t f = 0; f < dp; ++f) {
+                double sum = 0.5;
+                for (std::size_t j = 0; j < keys; ++j) sum += double{w[r * keys + j]} * v[j * dp + f];
+                worst = std::max(worst, std::abs(o[r * dp + f] - sum));
+            }
+        INFO((apart ? "apart" : "together"));
+        CHECK(worst <= 1e-4); // fp32 sums of 100 products of bfloat16 numbers below 1
+    }
+}
+#endif
+
 #if defined(CTEIN_TEST_NATIVE) && (defined(__x86_64__) || defined(__i386__))
 // A build for this machine's CPU (-march=native) runs the bfloat16 prefill on AMX wherever the
 // CPU has it and Linux grants the tiles: the kernel read only g++'s names of the AMX targets

@@ -28,9 +28,6 @@
 
 namespace ctein::kernels::attention_detail {
 
-/// Query rows of an AMX step: the rows of one tile register.
-inline constexpr std::size_t amx_rows = 16;
-
 /// Features (or keys) one tile multiply adds up: 32 bfloat16, one 64-byte tile row.
 inline constexpr std::size_t amx_depth = 32;
 
@@ -124,9 +121,10 @@ inline void amx_scores(const float* q, std::size_t dp, const void* k, std::size_
 }
 
 /// P·V of 16 rows: `o` (rows `dp` floats apart) += the bfloat16 weights of `weights` (rows of
-/// block_keys floats, each holding its block_keys bfloat16 weights first, as tile_step stores
-/// them) times the block's values (`v`: [block_keys / 2][dp] pairs), over the first `keys` keys
-/// rounded up to 32 (the weights and values past them must be zeros).
+/// block_keys floats, each holding up to 2 · block_keys bfloat16 weights, as tile_step stores
+/// them) times the values of one or two blocks packed one after the other (`v`: [keys / 2][dp]
+/// pairs), over the first `keys` keys rounded up to 32 (the weights and values past them must be
+/// zeros).
 template <std::size_t D>
 inline void amx_weighted_values(float* o, std::size_t dp, const float* weights, const void* v,
                                 std::size_t keys) noexcept {
@@ -153,6 +151,27 @@ inline void amx_weighted_values(float* o, std::size_t dp, const float* weights, 
         unrolled<4>([&](auto c) __attribute__((always_inline)) {
             if (c < width) tile_store<c>(out + c * 64, stride);
         });
+    }
+}
+
+/// The P·V of a tile over the first `blocks` blocks of a span (prefill_pass): `keys_of(h)` keys
+/// of block h, its bfloat16 weights at weight h · block_keys of each row of `weights`. Blocks
+/// whose packed values follow one another (in their shared place) take one pass of the outputs
+/// through the tile registers; a block packed in a thread's scratch (packed_block) a pass of its
+/// own.
+template <std::size_t D, std::size_t Span, class Keys>
+inline void span_weighted_values(float* o, std::size_t dp, const float* weights, const key_block (&blk)[Span],
+                                 std::size_t blocks, Keys keys_of) noexcept {
+    if constexpr (D != 0) dp = D;
+    const std::size_t block_bytes = block_keys / 2 * dp * sizeof(std::uint32_t);
+    for (std::size_t h = 0, end = 0; h < blocks; h = end) {
+        std::size_t keys = keys_of(h);
+        if (keys == 0) return;
+        for (end = h + 1; end < blocks && keys == (end - h) * block_keys && keys_of(end) > 0 &&
+                          blk[end].v == static_cast<const char*>(blk[h].v) + (end - h) * block_bytes;
+             ++end)
+            keys += keys_of(end);
+        amx_weighted_values<D>(o, dp, weights + h * block_keys / 2, blk[h].v, keys);
     }
 }
 

@@ -332,15 +332,23 @@ inline bool pack_unless_begun(const attention_problem& p, const packed_operands&
 /// shared machine costs little.
 inline constexpr std::chrono::microseconds packing_wait{20};
 
+/// Key blocks an AMX tile's P·V takes at once: the bfloat16 weights of two blocks fill a weights
+/// row (block_keys floats), so the tile's outputs pass through the tile registers once per two
+/// blocks. Loaded and stored for each block, they took a fifth of a bfloat16 call (D = 128, T =
+/// 512, one Sapphire Rapids core).
+inline constexpr std::size_t amx_span_blocks = 2;
+
 /// Key block `block` of (b, kh), packed by the first piece that needs it: K is then read from
 /// memory block by block between steps, not in a pass of its own before them, and blocks that
 /// no piece reaches (past a batch element's key length, or a causal limit) are never copied.
 /// A piece that finds another thread packing the block packs the next blocks it will reach
 /// (before `reached`) meanwhile, so that threads working on one head share its packing; with none
 /// left it waits up to packing_wait, then packs its own copy in its thread's scratch, which holds
-/// until the thread next packs such a copy (the caller reads it for this block only).
+/// until the thread next packs such a copy in the same `slot` (the caller reads it for this block
+/// only; the blocks of an AMX span take a slot each).
 inline packed_block_at packed_block(const attention_problem& p, const packed_operands& ops, std::size_t b,
-                                    std::size_t kh, std::size_t block, std::size_t reached) noexcept {
+                                    std::size_t kh, std::size_t block, std::size_t reached,
+                                    std::size_t slot = 0) noexcept {
     const packed_block_at shared = shared_place(p, ops, b, kh, block);
     const std::atomic<unsigned char>& state = ops.state_of(p, b, kh, block);
     if (state.load(std::memory_order_acquire) == block_packed) return shared;
@@ -355,10 +363,12 @@ inline packed_block_at packed_block(const attention_problem& p, const packed_ope
         }
         if (idle++ == 0) deadline = std::chrono::steady_clock::now() + packing_wait;
         if (idle % 16 == 0 && std::chrono::steady_clock::now() > deadline) {
-            thread_local call_buffer scratch; // a block of keys, then one of values
+            thread_local call_buffer scratch; // per slot, a block of keys, then one of values
             const std::size_t floats = ops.dp * block_keys;
-            if (scratch.size() < 2 * floats) scratch = call_buffer(2 * floats);
-            const packed_block_at own{scratch.data(), shared.v ? scratch.data() + floats : nullptr};
+            if (scratch.size() < 2 * floats * amx_span_blocks)
+                scratch = call_buffer(2 * floats * amx_span_blocks);
+            float* const place = scratch.data() + slot * 2 * floats;
+            const packed_block_at own{place, shared.v ? place + floats : nullptr};
             pack_key_block(p, ops, b, kh, block, own.k, own.v);
             return own;
         }
@@ -404,12 +414,13 @@ inline constexpr std::size_t amx_softmax_rows = 4;
 /// paired calls). And no P·V waits on its own tile's softmax.
 ///
 /// `Amx`: tiles of amx_rows rows whose two products run on AMX (attention_amx.hpp), their
-/// softmax in steps of amx_softmax_rows rows between them; the rows of a round fill the same
-/// weights buffer.
+/// softmax in steps of amx_softmax_rows rows between them, over spans of amx_span_blocks blocks
+/// (one P·V each); the rows of a round fill the same weights buffer.
 template <std::size_t D, step_mode Mode, bool Amx = false>
 void prefill_pass(const attention_problem& p, const packed_operands& ops, row_set& s, std::size_t kh) {
     static_assert(!Amx || Mode == step_mode::online);
     constexpr std::size_t rows = Amx ? amx_rows : tile_rows;
+    constexpr std::size_t span = Amx ? amx_span_blocks : 1;
     [[maybe_unused]] const std::size_t dp = D != 0 ? D : s.dp; // read by the AMX products
     const std::ptrdiff_t last = *std::max_element(s.end, s.end + s.count);
     const bool dropout = Mode != step_mode::reference && p.dropout > 0.0f;
@@ -418,90 +429,108 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
     const dropout_rule rule(dropout ? p.dropout : 0.0f);
     const std::size_t b = s.batch_index;
     const std::size_t round_rows = rounds ? round_tiles * tile_rows / rows * rows : s.count;
+    const std::size_t blocks = (static_cast<std::size_t>(last) + block_keys - 1) / block_keys;
     if (first_pass) prefetch_queries(p, s, 0, rows);
-    for (std::size_t kb = 0; static_cast<std::ptrdiff_t>(kb) < last; kb += block_keys) {
-        const packed_block_at packed = packed_block(
-            p, ops, b, kh, kb / block_keys, (static_cast<std::size_t>(last) + block_keys - 1) / block_keys);
-        key_block blk;
-        blk.first = kb;
-        blk.k = packed.k;
-        blk.bf16_pairs = ops.pairs;
-        blk.scores_given = Amx;
-        if (packed.v) {
-            blk.v = packed.v;
-            blk.v_stride = static_cast<std::ptrdiff_t>(ops.dp);
-        } else {
-            blk.v = static_cast<const float*>(p.v) + token_offset(p.v_strides, b, kh, kb);
-            blk.v_stride = p.v_strides.token;
+    for (std::size_t kb = 0; static_cast<std::ptrdiff_t>(kb) < last; kb += span * block_keys) {
+        // the span's blocks (h: the block's place in the span), each a key_block as the steps read it
+        const std::size_t in_span = std::min(span, blocks - kb / block_keys);
+        key_block blk[span];
+        for (std::size_t h = 0; h < in_span; ++h) {
+            const std::size_t first_key = kb + h * block_keys;
+            const packed_block_at packed = packed_block(p, ops, b, kh, first_key / block_keys, blocks, h);
+            blk[h].first = first_key;
+            blk[h].k = packed.k;
+            blk[h].bf16_pairs = ops.pairs;
+            blk[h].scores_given = Amx;
+            blk[h].weights_offset = h * block_keys;
+            if (packed.v) {
+                blk[h].v = packed.v;
+                blk[h].v_stride = static_cast<std::ptrdiff_t>(ops.dp);
+            } else {
+                blk[h].v = static_cast<const float*>(p.v) + token_offset(p.v_strides, b, kh, first_key);
+                blk[h].v_stride = p.v_strides.token;
+            }
         }
-        // the keys of this block a tile sees (t: its rows' key ends), 0 when it sees none
-        const auto tile_block_keys = [&](const tile_keys& t) {
-            return t.max_end <= static_cast<std::ptrdiff_t>(kb)
+        // the keys of block h a tile sees (t: its rows' key ends), 0 when it sees none
+        const auto tile_block_keys = [&](const tile_keys& t, std::size_t h) {
+            const std::size_t first_key = kb + h * block_keys;
+            return h >= in_span || t.max_end <= static_cast<std::ptrdiff_t>(first_key)
                        ? std::size_t{0}
-                       : std::min(block_keys, static_cast<std::size_t>(t.max_end) - kb);
+                       : std::min(block_keys, static_cast<std::size_t>(t.max_end) - first_key);
         };
-        // The softmax step (and, without rounds, the P·V) of `Step` rows from `first` over the
-        // block's first `cols` batches of keys, its weights at `weights`.
-        const auto step = [&]<std::size_t Step>(std::integral_constant<std::size_t, Step>, std::size_t first,
-                                                std::size_t cols, float* weights) {
-            blk.limit = tile_ends(s, first, Step).min_end < static_cast<std::ptrdiff_t>(kb + cols * lanes);
-            blk.bias = p.mask.kind != mask_kind::none && p.mask.data != nullptr;
-            if (blk.bias) tile_bias(p, s, first, Step, kb, blk.keys);
-            blk.dropout = dropout;
-            if (dropout) tile_dropout(p, s, first, Step, kb, rule);
+        // The softmax step (and, without rounds, the P·V) of `Step` rows from `first` through
+        // block `k` over its first `cols` batches of keys, its weights at `weights`.
+        const auto step = [&]<std::size_t Step>(std::integral_constant<std::size_t, Step>, key_block& k,
+                                                std::size_t first, std::size_t cols, float* weights) {
+            k.limit = tile_ends(s, first, Step).min_end < static_cast<std::ptrdiff_t>(k.first + cols * lanes);
+            k.bias = p.mask.kind != mask_kind::none && p.mask.data != nullptr;
+            if (k.bias) tile_bias(p, s, first, Step, k.first, k.keys);
+            k.dropout = dropout;
+            if (dropout) tile_dropout(p, s, first, Step, k.first, rule);
             [[maybe_unused]] const step_phase_scope phase(kernel_phase::scores);
-            packed_step<D, Mode, !rounds, Step>(cols, p, s, first, blk, weights);
+            packed_step<D, Mode, !rounds, Step>(cols, p, s, first, k, weights);
         };
         for (std::size_t round = 0; round < s.count; round += round_rows) {
             const std::size_t round_end = std::min(s.count, round + round_rows);
             for (std::size_t first = round; first < round_end; first += rows) {
                 const tile_keys t = tile_ends(s, first, rows);
-                blk.keys = tile_block_keys(t);
-                if (blk.keys == 0) continue;
+                if (tile_block_keys(t, 0) == 0) continue;
                 if (first_pass && kb == 0) {
                     [[maybe_unused]] const step_phase_scope phase(kernel_phase::queries);
                     prefetch_queries(p, s, first + rows, rows);
                     load_queries(p, s, first, rows, ops.pairs);
                 }
-                const std::size_t cols = Mode == step_mode::online ? (blk.keys + lanes - 1) / lanes : 4;
                 // a round keeps each tile's weights; a step with its own P·V needs them no longer
                 float* const weights = rounds ? s.p + (first - round) * block_keys : s.p;
                 if constexpr (Amx) {
 #if CTEIN_ATTENTION_AMX
-                    {
-                        [[maybe_unused]] const step_phase_scope phase(kernel_phase::scores);
-                        amx_scores<D>(s.q + first * dp, dp, blk.k, cols, weights);
+                    for (std::size_t h = 0; h < span; ++h) {
+                        blk[h].keys = tile_block_keys(t, h);
+                        if (blk[h].keys == 0) break;
+                        const std::size_t cols = (blk[h].keys + lanes - 1) / lanes;
+                        float* const raw = h == 0 ? weights : s.scores; // the first block's in place
+                        {
+                            [[maybe_unused]] const step_phase_scope phase(kernel_phase::scores);
+                            amx_scores<D>(s.q + first * dp, dp, blk[h].k, cols, raw);
+                        }
+                        for (std::size_t sub = 0; sub < rows; sub += amx_softmax_rows) {
+                            blk[h].raw_scores = h == 0 ? nullptr : raw + sub * block_keys;
+                            step(std::integral_constant<std::size_t, amx_softmax_rows>{}, blk[h], first + sub,
+                                 cols, weights + sub * block_keys);
+                        }
+                        if (cols % 2 != 0) // P·V reads 32 keys at a time: the last 16 weigh 0
+                            for (std::size_t r = 0; r < rows; ++r)
+                                std::memset(reinterpret_cast<std::uint16_t*>(weights + r * block_keys) +
+                                                h * block_keys + cols * lanes,
+                                            0, lanes * sizeof(std::uint16_t));
                     }
-                    for (std::size_t sub = 0; sub < rows; sub += amx_softmax_rows)
-                        step(std::integral_constant<std::size_t, amx_softmax_rows>{}, first + sub, cols,
-                             weights + sub * block_keys);
-                    if (cols % 2 != 0) // P·V reads 32 keys at a time: the last 16 weigh 0
-                        for (std::size_t r = 0; r < rows; ++r)
-                            std::memset(reinterpret_cast<std::uint16_t*>(weights + r * block_keys) +
-                                            cols * lanes,
-                                        0, lanes * sizeof(std::uint16_t));
 #endif
                 } else {
-                    step(std::integral_constant<std::size_t, tile_rows>{}, first, cols, weights);
+                    blk[0].keys = tile_block_keys(t, 0);
+                    const std::size_t cols =
+                        Mode == step_mode::online ? (blk[0].keys + lanes - 1) / lanes : 4;
+                    step(std::integral_constant<std::size_t, tile_rows>{}, blk[0], first, cols, weights);
                 }
             }
             if constexpr (rounds) {
                 for (std::size_t first = round; first < round_end; first += rows) {
                     const tile_keys t = tile_ends(s, first, rows);
-                    const std::size_t keys = tile_block_keys(t);
+                    const std::size_t keys = tile_block_keys(t, 0);
                     if (keys == 0) continue;
                     {
                         [[maybe_unused]] const step_phase_scope phase(kernel_phase::values);
                         float* const weights = s.p + (first - round) * block_keys;
                         if constexpr (Amx) {
 #if CTEIN_ATTENTION_AMX
-                            amx_weighted_values<D>(s.o + first * dp, dp, weights, blk.v, keys);
+                            span_weighted_values<D>(s.o + first * dp, dp, weights, blk, in_span,
+                                                    [&](std::size_t h) { return tile_block_keys(t, h); });
 #endif
                         } else {
-                            step_values<D, tile_rows, true>(s, first, blk, keys, weights);
+                            blk[0].keys = keys;
+                            step_values<D, tile_rows, true>(s, first, blk[0], keys, weights);
                         }
                     }
-                    if (t.max_end <= static_cast<std::ptrdiff_t>(kb + block_keys)) {
+                    if (t.max_end <= static_cast<std::ptrdiff_t>(kb + span * block_keys)) {
                         [[maybe_unused]] const step_phase_scope phase(kernel_phase::finish);
                         finish_tile(p, s, first, rows);
                     }

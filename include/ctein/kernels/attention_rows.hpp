@@ -49,6 +49,9 @@ constexpr std::size_t decode_tile_rows(bool float_rows) noexcept {
 /// Rows a row set's tile buffers (weights, mask, dropout) hold: the larger of the tiles.
 inline constexpr std::size_t most_tile_rows = std::max(tile_rows, decode_tile_rows(false));
 
+/// Rows of an AMX tile register, the prefill's tile on AMX (attention_amx.hpp).
+inline constexpr std::size_t amx_rows = 16;
+
 /// Tiles per round of the prefill's online pass (prefill_pass): their weights, kept from the
 /// round's scores to its P·V, take 16 KiB, so they stay in L1 beside a block of K or V.
 inline constexpr std::size_t round_tiles =
@@ -108,6 +111,8 @@ struct row_set {
     float* p = nullptr;
     float* bias = nullptr; ///< one tile's mask, [most_tile_rows][block_keys]
     float* keep = nullptr; ///< one tile's dropout factors, [most_tile_rows][block_keys]
+    /// An AMX tile's raw q·k of the second key block of a pair, [amx_rows][block_keys] (prefill_pass)
+    float* scores = nullptr;
 
     [[nodiscard]] bool real(std::size_t r) const noexcept { return query[r] >= 0; }
 };
@@ -127,8 +132,9 @@ struct row_storage {
         const std::size_t m_floats = (count + lanes - 1) / lanes * lanes;
         const std::size_t extra_floats = (extra + lanes - 1) / lanes * lanes;
         const std::size_t weights = std::max(tile, round_tiles * tile_rows * block_keys);
+        const std::size_t amx_scores = amx_rows * block_keys;
         const std::size_t need =
-            2 * count * dp + count * lanes + 2 * m_floats + weights + 2 * tile + extra_floats;
+            2 * count * dp + count * lanes + 2 * m_floats + weights + 2 * tile + amx_scores + extra_floats;
         if (floats.size() < need) floats.resize(need);
         if (ends.size() < count) {
             ends.resize(count);
@@ -148,6 +154,7 @@ struct row_storage {
         s.p = take(weights);
         s.bias = take(tile);
         s.keep = take(tile);
+        s.scores = take(amx_scores);
         if (extra_out) *extra_out = take(extra_floats);
         s.end = ends.data();
         s.head = heads.data();

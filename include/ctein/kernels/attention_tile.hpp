@@ -73,6 +73,13 @@ struct key_block {
     /// With bf16_pairs: the step's raw q·k (unscaled) are already in its weights rows, computed
     /// on AMX tiles for 16 rows at once (attention_amx.hpp); the step scales them.
     bool scores_given = false;
+    /// With scores_given: where the raw q·k are, rows block_keys floats apart, when not in the
+    /// weights rows (the second block of an AMX pair).
+    const float* raw_scores = nullptr;
+    /// With bf16_pairs: the bfloat16 weight of each weights row this block's weights begin at. 0,
+    /// or block_keys when the row's first block_keys hold the previous block's, whose P·V waits
+    /// for this one's: a raised reference scales those too.
+    std::size_t weights_offset = 0;
 };
 
 namespace tile_vectors {
@@ -526,11 +533,12 @@ inline void all_weighted_value_pairs(float* o, std::size_t dp, const float* p, c
 /// The rare part of the online softmax: row `row`'s largest x in a block, `lift`, exceeds its
 /// threshold. Its reference rises by `lift` (the caller takes it off the row's scores), and its
 /// sum (and, online, its accumulators) are scaled by 2^-lift, unless it had seen no key yet.
+/// Whether it had (a first reference is no rise: 2^-lift may then overflow).
 template <step_mode Mode>
-[[gnu::always_inline]] inline void raise_reference(row_set& s, std::size_t row, float lift) noexcept {
+[[gnu::always_inline]] inline bool raise_reference(row_set& s, std::size_t row, float lift) noexcept {
     s.m[row] += lift;
-    if (std::exchange(s.t[row], rescale_slack) == unseen_threshold) return; // nothing to rescale
-    if constexpr (Mode == step_mode::reference) return;                     // no sum kept
+    if (std::exchange(s.t[row], rescale_slack) == unseen_threshold) return false; // nothing to rescale
+    if constexpr (Mode == step_mode::reference) return true;                      // no sum kept
     const batch alpha = exp2_poly(batch(-lift));
     float* l = s.l + row * lanes;
     (batch::load_aligned(l) * alpha).store_aligned(l);
@@ -539,7 +547,21 @@ template <step_mode Mode>
         for (std::size_t k = 0; k < s.dp; k += lanes)
             (batch::load_aligned(o + k) * alpha).store_aligned(o + k);
     }
+    return true;
 }
+
+#if defined(__AVX512BF16__) && defined(__AVX512F__)
+/// Multiplies `count` bfloat16 weights (a multiple of lanes) by `factor`, rounding again: a raised
+/// reference's scaling of weights already rounded whose P·V has not run yet (tile_step).
+inline void scale_bfloat16(std::uint16_t* weights, std::size_t count, batch factor) noexcept {
+    for (std::size_t j = 0; j < count; j += lanes) {
+        auto* at = reinterpret_cast<__m256i*>(weights + j);
+        const __m512 wide =
+            _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_load_si256(at)), 16));
+        _mm256_store_si256(at, (__m256i)_mm512_cvtneps_pbh(_mm512_mul_ps(wide, factor)));
+    }
+}
+#endif
 
 /// Copies a tile's weights (`weights`) to the weights output: keys [kb, kb + keys).
 inline void write_weights(const attention_problem& p, const row_set& s, std::size_t first,
@@ -594,7 +616,7 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
         if constexpr (Mode == step_mode::online) { // the weights path packs floats: fewer steps to compile
             paired = b.bf16_pairs;
             if (paired && b.scores_given)
-                given_scores<Rows, Cols>(weights, m, p.scale * log2e, sc);
+                given_scores<Rows, Cols>(b.raw_scores ? b.raw_scores : weights, m, p.scale * log2e, sc);
             else if (paired)
                 packed_pair_scores<Rows, Cols>(q, dp, b.k, m, p.scale * log2e, sc);
         }
@@ -647,7 +669,12 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
             unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
                 const batch lift = all_lanes_max(top[r]);
                 if (!(lift.get(0) > threshold[r])) return;
-                raise_reference<Mode>(s, first + r, lift.get(0));
+                [[maybe_unused]] const bool seen = raise_reference<Mode>(s, first + r, lift.get(0));
+#if defined(__AVX512BF16__) && defined(__AVX512F__)
+                if (paired && seen && b.weights_offset != 0) // weights of keys the row saw before
+                    scale_bfloat16(reinterpret_cast<std::uint16_t*>(weights + r * block_keys),
+                                   b.weights_offset, exp2_poly(batch(-lift)));
+#endif
                 unrolled<Cols>([&](auto c) __attribute__((always_inline)) { sc[r][c] -= lift; });
             });
         }
@@ -665,8 +692,8 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
             });
         }
 #if defined(__AVX512BF16__) && defined(__AVX512F__)
-        if (paired) { // rounded to bfloat16, in the first half of the row (weighted_value_pairs)
-            auto* row = reinterpret_cast<std::uint16_t*>(weights + r * block_keys);
+        if (paired) { // rounded to bfloat16, in the row's first half, or after the previous block's
+            auto* row = reinterpret_cast<std::uint16_t*>(weights + r * block_keys) + b.weights_offset;
             unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
                 _mm256_store_si256(reinterpret_cast<__m256i*>(row + c * lanes),
                                    (__m256i)_mm512_cvtneps_pbh(sc[r][c]));
