@@ -106,6 +106,21 @@ template <store_kind Stores, class T>
     store_bits<Stores>(to + 2 * w, c);
     store_bits<Stores>(to + 3 * w, d);
 }
+
+/// How far ahead of a streamed copy's loads its source is asked for (ask_for_source). Streaming
+/// stores leave the lines they write out of the cache, and the hardware prefetchers then ran
+/// short of the reads: copies of 480 MiB read 0.84-0.85 x as fast as glibc's memcpy without it,
+/// 1.04-1.13 x asking 8 KiB ahead into L2 (2 KiB: 1.05-1.09 x; into L1: 0.89-0.94 x); of 160
+/// MiB, 1.37 x -> 1.74-1.78 x; 12 MiB level (a Sapphire Rapids core).
+inline constexpr std::size_t streamed_source_ahead = 8192;
+
+/// Asks for the cache lines of the N elements at `at` into L2 (prefetcht2; no fault past the end).
+template <class T, std::size_t N>
+[[gnu::always_inline]] inline void ask_for_source(const T* at) noexcept {
+    constexpr std::size_t line = 64;
+    for (std::size_t b = 0; b < N * sizeof(T); b += line)
+        __builtin_prefetch(reinterpret_cast<const char*>(at) + b, 0, 1);
+}
 } // namespace detail
 
 /// Makes streaming stores visible to other threads (and ordered with later stores).
@@ -127,8 +142,13 @@ void copy_run(const T* from, T* to, std::size_t n) noexcept {
             for (; i < n; ++i) to[i] = from[i];
             return;
         }
-        if constexpr (Stores == store_kind::streaming)
+        if constexpr (Stores == store_kind::streaming) {
             for (; i < n && !detail::is_batch_aligned(to + i); ++i) to[i] = from[i];
+            for (; i + 4 * w <= n; i += 4 * w) {
+                detail::ask_for_source<T, 4 * w>(from + i + detail::streamed_source_ahead / sizeof(T));
+                detail::copy_four_batches<Stores>(from + i, to + i);
+            }
+        }
         for (; i + 4 * w <= n; i += 4 * w) detail::copy_four_batches<Stores>(from + i, to + i);
         for (; i + w <= n; i += w) detail::store_bits<Stores>(to + i, detail::load_bits(from + i));
         if constexpr (Stores == store_kind::streaming) {
