@@ -124,11 +124,12 @@ TEST_CASE("copy_strided splits and merges heads", "[kernels][copy]") {
 
 TEST_CASE("copy_strided splits heads of many tokens a block of runs at a time", "[kernels][copy]") {
     // Read in order, a head split takes kernels::detail::block_runs tokens per head stream at once:
-    // whole blocks and a last partial one, runs of whole batches (copy_whole_runs) and others, an
-    // aligned output and a misaligned one; then large enough for streaming stores.
+    // whole blocks and a last partial one, runs of whole batches (copy_whole_runs: 48 elements are 3
+    // AVX-512 batches of floats, 64 and 128 groups of 4) and others, an aligned output and a
+    // misaligned one; then large enough for streaming stores.
     static_assert(kernels::detail::block_runs == 16);
     for (std::size_t s : {33u, 40u, 100u})
-        for (std::size_t d : {20u, 64u, 128u})
+        for (std::size_t d : {20u, 48u, 64u, 128u})
             for (std::size_t shift : {0u, 1u}) {
                 CAPTURE(s, d, shift);
                 const std::size_t b = 2, h = 3, c = h * d;
@@ -146,9 +147,11 @@ TEST_CASE("copy_strided splits heads of many tokens a block of runs at a time", 
     static_assert(2900 * 12 * 64 * sizeof(float) >= kernels::streaming_threshold_bytes);
     static_assert(2900 * 40 * 20 * sizeof(float) >= kernels::streaming_threshold_bytes);
     static_assert(1500 * 40 * 20 * sizeof(double) >= kernels::streaming_threshold_bytes);
+    static_assert(2900 * 16 * 48 * sizeof(float) >= kernels::streaming_threshold_bytes);
     for (std::size_t shift : {0u, 1u}) {
         CAPTURE(shift);
         check_copy<float>(split(2900, 12, 64), shift);
+        check_copy<float>(split(2900, 16, 48), shift);
         check_copy<float>(split(2900, 40, 20), shift);
         check_copy<double>(split(1500, 40, 20), shift);
     }
