@@ -744,14 +744,20 @@ TEST_CASE("bfloat16 prefill across heads, partial key blocks, masks and dropout"
 // large, so most rows' references rise by more than the rescaling slack there.
 TEST_CASE("bfloat16 prefill whose second key block of a pair raises the rows' references", "[attention]") {
     using ctein::kernels::element_type;
+    // every feature of keys 64-127 (the second block) of both kv heads, set to f(itself)
+    const auto second_block_keys = [](call& c, auto f) {
+        for (std::size_t h = 0; h < 2; ++h)
+            for (std::size_t t = 64; t < 128; ++t)
+                for (std::size_t d = 0; d < c.sh.head_size; ++d) {
+                    float& x = c.k[h * c.p.k_strides.head + t * c.p.k_strides.token + d];
+                    x = f(x);
+                }
+    };
     for (std::size_t group : {1, 3})
         for (std::size_t d : {64, 128})
             for (bool causal : {false, true}) {
                 call c({1, 2 * group, 2, 100, 200, d}, false);
-                for (std::size_t h = 0; h < 2; ++h)
-                    for (std::size_t t = 64; t < 128; ++t)
-                        for (std::size_t f = 0; f < d; ++f)
-                            c.k[h * c.p.k_strides.head + t * c.p.k_strides.token + f] *= 8.0f;
+                second_block_keys(c, [](float x) { return 8.0f * x; });
                 c.narrow(element_type::bf16, true);
                 c.p.causal = causal;
                 c.p.causal_offset = 100;
@@ -763,10 +769,7 @@ TEST_CASE("bfloat16 prefill whose second key block of a pair raises the rows' re
     // mask), 2^128.3 in log2 units, beyond the float range (exp2_poly gives NaN there).
     for (std::size_t d : {64, 128}) {
         call c({1, 2, 2, 40, 128, d}, false);
-        for (std::size_t h = 0; h < 2; ++h)
-            for (std::size_t t = 64; t < 128; ++t)
-                for (std::size_t f = 0; f < d; ++f)
-                    c.k[h * c.p.k_strides.head + t * c.p.k_strides.token + f] = 0.0f;
+        second_block_keys(c, [](float) { return 0.0f; });
         c.additive.resize(128);
         for (std::size_t j = 0; j < 128; ++j) c.additive[j] = j < 64 ? -inf : -88.9f;
         c.p.mask = {c.additive.data(), mask_kind::additive, {0, 0, 0, 1}};

@@ -551,15 +551,17 @@ template <step_mode Mode>
 }
 
 #if defined(__AVX512BF16__) && defined(__AVX512F__)
+/// Stores a batch of weights rounded to bfloat16 at `to` (32-byte aligned), as the paired P·V
+/// reads them.
+[[gnu::always_inline]] inline void store_bfloat16(std::uint16_t* to, batch x) noexcept {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(to), (__m256i)_mm512_cvtneps_pbh(x));
+}
+
 /// Multiplies `count` bfloat16 weights (a multiple of lanes) by `factor`, rounding again: a raised
 /// reference's scaling of weights already rounded whose P·V has not run yet (tile_step).
 inline void scale_bfloat16(std::uint16_t* weights, std::size_t count, batch factor) noexcept {
-    for (std::size_t j = 0; j < count; j += lanes) {
-        auto* at = reinterpret_cast<__m256i*>(weights + j);
-        const __m512 wide =
-            _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_load_si256(at)), 16));
-        _mm256_store_si256(at, (__m256i)_mm512_cvtneps_pbh(_mm512_mul_ps(wide, factor)));
-    }
+    for (std::size_t j = 0; j < count; j += lanes)
+        store_bfloat16(weights + j, load_widened(reinterpret_cast<const bfloat16*>(weights + j)) * factor);
 }
 #endif
 
@@ -694,10 +696,8 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
 #if defined(__AVX512BF16__) && defined(__AVX512F__)
         if (paired) { // rounded to bfloat16, in the row's first half, or after the previous block's
             auto* row = reinterpret_cast<std::uint16_t*>(weights + r * block_keys) + b.weights_offset;
-            unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
-                _mm256_store_si256(reinterpret_cast<__m256i*>(row + c * lanes),
-                                   (__m256i)_mm512_cvtneps_pbh(sc[r][c]));
-            });
+            unrolled<Cols>([&](auto c)
+                               __attribute__((always_inline)) { store_bfloat16(row + c * lanes, sc[r][c]); });
             return;
         }
 #endif
