@@ -179,8 +179,11 @@ def prefill_tables(rows, torches):
     for head_size in sorted({int(dict(c)["D"]) for c in configs}):
         group = [c for c in configs if int(dict(c)["D"]) == head_size]
         heads = dict(group[0])["H"]
-        header = ["T", "mask", "threads", "FMA peak GFLOP/s", "ctein GFLOP/s", "ctein % peak",
-                  "ctein ÷ its 1-thread GFLOP/s", "formula speed ÷ attention's"]
+        first_calls = any(get(rows, "prefill", c, "ctein", "first_call_seconds") for c in group)
+        header = ["T", "mask", "threads", "FMA peak GFLOP/s", "ctein GFLOP/s", "ctein % peak"]
+        if first_calls:  # bench_attention.cpp's calls_after_first
+            header += ["ctein % peak, first call after the peak loop"]
+        header += ["ctein ÷ its 1-thread GFLOP/s", "formula speed ÷ attention's"]
         for t in torches:
             header += [f"{pretty(t)} % peak", f"ctein speed ÷ {pretty(t)}'s"]
         header += ["naive % peak", "ctein speed ÷ naive's"]
@@ -203,9 +206,13 @@ def prefill_tables(rows, torches):
             one_thread = get(rows, "prefill", tuple((k, "1" if k == "threads" else v) for k, v in c), "ctein",
                              "GFLOPs")
             scaling = gflops / one_thread if f["threads"] != "1" and gflops and one_thread else None
-            line = [f["T"], f["mask"], f["threads"], fmt(peak, 0), fmt(gflops, 1),
-                    fmt(get(rows, "prefill", c, "ctein", "pct_peak"), 0), fmt(scaling),
-                    fmt(get(rows, "prefill", c, "ctein_formula", "vs_ctein"))]
+            pct = get(rows, "prefill", c, "ctein", "pct_peak")
+            line = [f["T"], f["mask"], f["threads"], fmt(peak, 0), fmt(gflops, 1), fmt(pct, 0)]
+            if first_calls:
+                first = get(rows, "prefill", c, "ctein", "first_call_seconds")
+                seconds = get(rows, "prefill", c, "ctein", "seconds")
+                line += [fmt(pct * seconds / first if pct and seconds and first else None, 0)]
+            line += [fmt(scaling), fmt(get(rows, "prefill", c, "ctein_formula", "vs_ctein"))]
             for t in torches:
                 line += [fmt(get(rows, "prefill", c, t, "pct_peak"), 0),
                          fmt(get(rows, "prefill", c, "ctein", "vs_" + t))]
