@@ -356,9 +356,9 @@ double expected_seconds(const attention_shape& s) {
 /// Calls a prefill row's iteration times back to back after its first, for every entry alike:
 /// engine_peers.py times ONNX Runtime and OpenVINO as the fastest of calls that follow one
 /// another, and a call that follows a pause, the FMA peak loop and the other entries' calls
-/// paid 0.3-0.6 ms more (its operands and the threads' state cold), a tenth of a T = 512 call's
-/// time and a third of a bfloat16 one's. Long calls (above 50 ms expected) run once: that start
-/// is under 1 % of them. Decode rows keep their own protocol (warm and cold caches).
+/// paid up to 0.6 ms more (no page faults: its operands out of L2, a sleeping worker): at T =
+/// 512, 1-22 % of an fp32 call and a third of a bfloat16 one. Long calls (above 50 ms expected)
+/// run once: that start is about 1 % of them. Decode rows keep their own protocol (warm and cold caches).
 int calls_after_first(kind k, const attention_shape& s) {
     return k == kind::prefill && expected_seconds(s) < 0.05 ? 2 : 0;
 }
