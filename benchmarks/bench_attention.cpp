@@ -35,7 +35,6 @@
 #include <cstring>
 #include <exception>
 #include <functional>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -370,9 +369,7 @@ struct burst_times {
 };
 burst_times time_burst(const timed_call& c, int after) {
     const double first = call_seconds(c);
-    double fastest = after > 0 ? std::numeric_limits<double>::infinity() : first;
-    for (int i = 0; i < after; ++i) fastest = std::min(fastest, call_seconds(c));
-    return {first, fastest};
+    return {first, after > 0 ? ctein::bench::fastest_seconds(c.run, after) * c.scale : first};
 }
 
 /// A row: its own calls, an iteration's (manual time) after one run of the FMA peak loop and
