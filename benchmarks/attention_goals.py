@@ -8,7 +8,7 @@ the FMA loop or memcpy of the same process), as attention_table.py's columns. A 
 in the run (engines skipped, a CPU without a bf16 peer) says "not measured" and why, never "met".
 """
 
-from attention_table import context_of, get, load, pretty, speedup, table, torch_names
+from attention_table import context_of, get, load, pretty, products_counter, speedup, table, torch_names
 
 
 # Rows short of a goal named in its row, the farthest first.
@@ -52,6 +52,16 @@ def decode_label(config, peer=None):
     return text if peer is None else f"{text} ÷ {peer}"
 
 
+def products_beside(rows, torches, configs):
+    """The same rows' two products alone on PyTorch's GEMM (no softmax), when the run timed them:
+    the percent of peak an unfused engine's products reach, beside the goal's floor."""
+    for torch in torches:
+        values = [v for c in configs if (v := get(rows, "prefill", c, "ctein", products_counter(torch)))]
+        if values:
+            return f"; the same rows' q·kᵀ and P·V alone on {pretty(torch)}'s GEMM: {span(values, 1)} %"
+    return ""
+
+
 def goals_table(rows, torches, left_out, caches):
     """The goals' table from attention_table's rows; `left_out` is {engine: reason} from
     engine_peers.py's context, `caches` Google Benchmark's list of the machine's caches."""
@@ -82,7 +92,8 @@ def goals_table(rows, torches, left_out, caches):
                             ("fp32 prefill, 1 thread, ≥ 85 % of the FMA peak at T = 512", lambda t: t == 512, 85)):
         one_thread = configs("prefill", "ctein", lambda f, at=at: f["threads"] == "1" and at(int(f["T"])))
         figures = [(prefill_label(c), get(rows, "prefill", c, "ctein", "pct_peak")) for c in one_thread]
-        out.append(judged(goal, figures, lambda v, floor=floor: v >= floor, unit="%", digits=1))
+        out.append(judged(goal, figures, lambda v, floor=floor: v >= floor, unit="%", digits=1,
+                          extra=products_beside(rows, torches, one_thread)))
 
     engines_f32 = [e for e in ("onnxruntime_mha", "onnxruntime_attn", "openvino_f32") if present("prefill", e)]
     out.append(judged("fp32 prefill faster than ONNX Runtime and OpenVINO f32 on every row",

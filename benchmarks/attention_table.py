@@ -166,6 +166,19 @@ def table(header, body):
     return "\n".join(lines)
 
 
+# bench_attention.cpp's torch_products: q·kᵀ and its product with v of one head on PyTorch's GEMM.
+PRODUCTS_NOTE = ("\n\nThe GEMM column: attention's two products alone on PyTorch's GEMM (torch.mm, no "
+                 "softmax), in blocks of 512 queries by 512 keys (q·kᵀ into a 1 MiB matrix, then that "
+                 "matrix times v added to the outputs); one head timed and scaled to every head, all T² "
+                 "products counted (causal rows too): what the best GEMM reaches on these products in "
+                 "the same run.")
+
+
+def products_counter(torch):
+    """The counter of a ctein prefill row that holds `torch`'s GEMM products' percent of peak."""
+    return f"pct_peak_{torch}_products"
+
+
 def get(rows, section, config, entry, counter):
     row = rows.get((section, config, entry))
     return None if row is None else row.get(counter)
@@ -186,6 +199,8 @@ def prefill_tables(rows, torches):
         header += ["ctein ÷ its 1-thread GFLOP/s", "formula speed ÷ attention's"]
         for t in torches:
             header += [f"{pretty(t)} % peak", f"ctein speed ÷ {pretty(t)}'s"]
+        products = [t for t in torches if any(get(rows, "prefill", c, "ctein", products_counter(t)) for c in group)]
+        header += [f"{pretty(t)} GEMM, the two products alone, % peak" for t in products]
         header += ["naive % peak", "ctein speed ÷ naive's"]
         engines = engine_names(rows, "prefill")
         header += [f"ctein speed ÷ {pretty(e)}'s" for e in engines]
@@ -216,6 +231,7 @@ def prefill_tables(rows, torches):
             for t in torches:
                 line += [fmt(get(rows, "prefill", c, t, "pct_peak"), 0),
                          fmt(get(rows, "prefill", c, "ctein", "vs_" + t))]
+            line += [fmt(get(rows, "prefill", c, "ctein", products_counter(t)), 0) for t in products]
             line += [fmt(get(rows, "prefill", c, "naive", "pct_peak"), 1),
                      fmt(get(rows, "prefill", c, "ctein", "vs_naive"), 0)]
             line += [fmt(speedup(rows, "prefill", c, e)) for e in engines]
@@ -229,7 +245,8 @@ def prefill_tables(rows, torches):
                           if "label" in rows.get(("prefill", c, "naive"), {})})
         note = "; ".join(f"T = {t}: {label}" for t, label in samples)
         out.append(f"Prefill, B = 1, H = {heads}, D = {head_size} (fp32)\n\n" + table(header, body) +
-                   (f"\n\nThe naive loop is timed on a sample ({note})." if note else ""))
+                   (f"\n\nThe naive loop is timed on a sample ({note})." if note else "") +
+                   (PRODUCTS_NOTE if products else ""))
     return out
 
 

@@ -87,4 +87,58 @@ private:
     at::Tensor keep_out_; ///< true above the diagonal: keys a causal query may not see (math path)
 };
 
+/// The two products of attention on PyTorch's GEMM (oneDNN/MKL in a pip libtorch), no softmax
+/// between them, in blocks of `block` queries by `block` keys, as a flash kernel takes them: q·kᵀ
+/// of a block pair into a [block][block] matrix (1 MiB, in L2), then that matrix times v's block
+/// added to the queries' outputs. What the best GEMM reaches on attention's products on this
+/// machine, whatever the softmax costs: the ceiling beside which a fused kernel's percent of the
+/// FMA peak reads. One head (the first), into buffers made once; `time_scale()` times its time is
+/// the time of every head's products, unmasked (a causal row's are counted whole: `flops()`).
+class torch_products {
+public:
+    static constexpr std::size_t block = 512;
+
+    torch_products(const attention_shape& shape, const float* q, const float* k, const float* v)
+        : shape_(shape)
+        , q_(wrap(q, shape.queries))
+        , k_(wrap(k, shape.keys))
+        , v_(wrap(v, shape.keys))
+        , scores_(at::empty({n(std::min(block, shape.queries)), n(std::min(block, shape.keys))}, at::kFloat))
+        , out_(at::zeros({n(shape.queries), n(shape.head_size)}, at::kFloat)) {}
+
+    void operator()() {
+        for (std::size_t i = 0; i < shape_.queries; i += block) {
+            const at::Tensor q = rows(q_, i, shape_.queries);
+            at::Tensor out = rows(out_, i, shape_.queries);
+            for (std::size_t j = 0; j < shape_.keys; j += block) {
+                const at::Tensor k = rows(k_, j, shape_.keys), v = rows(v_, j, shape_.keys);
+                at::Tensor scores = scores_.narrow(0, 0, q.size(0)).narrow(1, 0, k.size(0));
+                at::mm_out(scores, q, k.t());
+                at::addmm_out(out, out, scores, v);
+            }
+        }
+    }
+    const float* out() const { return out_.data_ptr<float>(); }
+    double time_scale() const { return static_cast<double>(shape_.batch * shape_.query_heads); }
+    /// Flops of every head's two products: 2 per multiply-add, none halved by a mask.
+    double flops() const {
+        return 4.0 * static_cast<double>(shape_.batch * shape_.query_heads * shape_.queries * shape_.keys *
+                                         shape_.head_size);
+    }
+
+private:
+    static std::int64_t n(std::size_t x) { return static_cast<std::int64_t>(x); }
+    at::Tensor wrap(const float* data, std::size_t tokens) const {
+        return at::from_blob(const_cast<float*>(data), {n(tokens), n(shape_.head_size)},
+                             at::TensorOptions().dtype(at::kFloat));
+    }
+    /// Rows [first, first + block) of x, fewer at its end.
+    static at::Tensor rows(const at::Tensor& x, std::size_t first, std::size_t count) {
+        return x.narrow(0, n(first), n(std::min(block, count - first)));
+    }
+
+    attention_shape shape_;
+    at::Tensor q_, k_, v_, scores_, out_;
+};
+
 } // namespace ctein::bench

@@ -1,6 +1,7 @@
 // Attention (fp32) next to its peers, all timed in the same run: ctein::attention and the same
 // attention written as a formula (einsum, softmax, einsum) against PyTorch (torch_peer.cmake), a
-// naive loop, the FMA peak (prefill) and a memcpy of the K and V bytes (decode); and the resident
+// naive loop, the FMA peak (prefill), the two products alone on PyTorch's GEMM (prefill: the
+// ceiling of an unfused engine) and a memcpy of the K and V bytes (decode); and the resident
 // memory a long prefill adds. attention_table.py turns the JSON output into docs/benchmarks.md's
 // tables. Built twice when a system libtorch is found: its binary has ctein's rows and its own.
 #include "attention_memory.hpp"
@@ -144,8 +145,9 @@ operands<D>& operands_for(const attention_shape& s) {
 }
 
 /// ctein_bf16, ctein_f16: ctein::attention on bfloat16 or float16 q, k and v (prefill) or on a
-/// 16-bit KV cache with float queries (decode).
-enum class entry { ctein, ctein_bf16, ctein_f16, formula, torch, naive, memcpy };
+/// 16-bit KV cache with float queries (decode). torch_products: q·kᵀ and its product with v on
+/// PyTorch's GEMM, no softmax (ctein::bench::torch_products).
+enum class entry { ctein, ctein_bf16, ctein_f16, formula, torch, torch_products, naive, memcpy };
 
 constexpr bool half_precision(entry e) {
     return e == entry::ctein_bf16 || e == entry::ctein_f16;
@@ -174,6 +176,7 @@ constexpr bool available(entry e) {
         return false;
 #endif
     case entry::torch:
+    case entry::torch_products:
 #ifdef CTEIN_TORCH_PEER
         return true;
 #else
@@ -201,6 +204,8 @@ std::string name_of(entry e) {
 #else
         return "torch";
 #endif
+    case entry::torch_products:
+        return name_of(entry::torch) + "_products";
     case entry::naive:
         return "naive";
     default:
@@ -208,16 +213,20 @@ std::string name_of(entry e) {
     }
 }
 
-/// One thing to time: a call, the factor from its time to the whole call's (the naive loop runs
-/// a sample) and what the row's label should say.
+/// One thing to time: a call, the factor from its time to the whole call's (the naive loop and
+/// the products run a sample), what the row's label should say, and the flops of a whole call
+/// when they are not the row's (the products': every head's, unmasked).
 struct timed_call {
-    timed_call(std::function<void()> f = {}, double time_scale = 1.0, std::string what = {})
+    timed_call(std::function<void()> f = {}, double time_scale = 1.0, std::string what = {},
+               double own_flops = 0.0)
         : run(std::move(f))
         , scale(time_scale)
-        , label(std::move(what)) {}
+        , label(std::move(what))
+        , flops(own_flops) {}
     std::function<void()> run;
     double scale;
     std::string label;
+    double flops;
 };
 
 template <class T>
@@ -280,6 +289,18 @@ timed_call make_call(entry e, operands<D>& x, const attention_shape& s) {
                 std::make_shared<ctein::bench::torch_attention>(s, x.q.data(), x.k[c].data(), x.v[c].data()));
         return {rotating(x.turn, s.copies, [torch](std::size_t c) { keep((*torch[c])().data_ptr()); })};
     }
+    case entry::torch_products: {
+        ctein::bench::set_torch_threads(s.threads);
+        auto products =
+            std::make_shared<ctein::bench::torch_products>(s, x.q.data(), x.k[0].data(), x.v[0].data());
+        return {[products] {
+                    (*products)();
+                    keep(products->out());
+                },
+                products->time_scale(),
+                {},
+                products->flops()};
+    }
 #endif
     case entry::naive: {
         auto naive = std::make_shared<ctein::bench::naive_attention>(s);
@@ -331,6 +352,8 @@ std::vector<entry> peers_of(entry e, kind k, const attention_shape& s) {
     if (e == entry::ctein_bf16 || e == entry::ctein_f16) peers.push_back(entry::ctein);
     if (e == entry::ctein) {
         if (available(entry::torch)) peers.push_back(entry::torch);
+        if (available(entry::torch_products) && all_rows && k == kind::prefill)
+            peers.push_back(entry::torch_products);
         if (all_rows && k == kind::prefill && s.threads == 1) peers.push_back(entry::naive);
     }
     if (e == entry::formula) peers.push_back(entry::ctein);
@@ -441,8 +464,11 @@ void attention_row(benchmark::State& state, entry e, kind k, const attention_sha
     } else { // bytes of K and V per second of the fastest call
         state.counters["bytes_per_second"] = s.kv_bytes() / seconds;
     }
-    for (const interleaved_peer& peer : interleaved)
+    for (const interleaved_peer& peer : interleaved) {
         state.counters["vs_" + peer.name] = peer.fastest / seconds;
+        if (peer.call.flops > 0.0 && peak > 0.0) // a peer credited with flops of its own
+            state.counters["pct_peak_" + peer.name] = 100.0 * peer.call.flops / peer.fastest * 1e-9 / peak;
+    }
     for (const auto& [name, peer] : timed_before) state.counters["vs_" + name] = peer / seconds;
 }
 
