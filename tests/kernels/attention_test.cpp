@@ -780,51 +780,50 @@ TEST_CASE("bfloat16 prefill whose second key block of a pair raises the rows' re
 }
 
 #if CTEIN_ATTENTION_AMX
-// A pair's packed values lie one block after the other where they are shared; a block that a
-// thread packed in its own scratch (packed_block) lies elsewhere, and the pair's P·V then takes
-// each block on its own: both give the sums of weights times values.
-TEST_CASE("AMX P·V over a pair of key blocks, packed together or apart", "[attention]") {
+// A span's packed values lie one block after the other where they are shared; a block that a
+// thread packed in its own scratch (packed_block) lies elsewhere, and the span's P·V then takes
+// the blocks before it, it and the blocks after it each on their own: both give the sums of
+// weights times values.
+TEST_CASE("AMX P·V over a span of key blocks, packed together or apart", "[attention]") {
     using namespace ctein::kernels::attention_detail;
-    constexpr std::size_t dp = 64, keys = 100; // the second block: 36 keys, 32 of them whole pairs
+    constexpr std::size_t dp = 64, blocks = 3, keys = 2 * block_keys + 36; // the last: 36 keys
+    static_assert(blocks <= amx_span_blocks);
     std::mt19937 gen(3);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    // weights: each row's 2 * block_keys bfloat16 in its block_keys floats; zeros past `keys`
-    std::vector<float, xsimd::aligned_allocator<float, 64>> weights(amx_rows * block_keys, 0.0f);
+    // weights: each row's bfloat16 in its amx_weights_row floats; zeros past `keys`
+    std::vector<float, xsimd::aligned_allocator<float, 64>> weights(amx_rows * amx_weights_row, 0.0f);
     std::vector<float> w(amx_rows * keys);
     for (std::size_t r = 0; r < amx_rows; ++r)
         for (std::size_t j = 0; j < keys; ++j) {
             const ctein::bfloat16 x(uniform(gen));
             w[r * keys + j] = static_cast<float>(x);
-            std::memcpy(reinterpret_cast<char*>(weights.data() + r * block_keys) + 2 * j, &x.bits, 2);
+            std::memcpy(reinterpret_cast<char*>(weights.data() + r * amx_weights_row) + 2 * j, &x.bits, 2);
         }
     // values in pairs of keys, [block_keys / 2][dp] pairs per block; zeros past `keys`. Apart, the
-    // first block is followed by other values (ones), which the P·V must not read.
+    // middle block lies on its own, followed by other values (ones), which the P·V must not read.
     const std::size_t block_pairs = block_keys / 2 * dp;
     constexpr std::uint32_t ones = 0x3f803f80u; // a pair of bfloat16 1.0
     using pairs = std::vector<std::uint32_t, xsimd::aligned_allocator<std::uint32_t, 64>>;
-    pairs together(2 * block_pairs, 0u), first(2 * block_pairs, ones), second(block_pairs, 0u);
-    std::vector<float> v(2 * block_keys * dp, 0.0f);
+    pairs together(blocks * block_pairs, 0u), middle(2 * block_pairs, ones);
+    std::vector<float> v(blocks * block_keys * dp, 0.0f);
     for (std::size_t j = 0; j < keys; ++j)
         for (std::size_t f = 0; f < dp; ++f) {
             const ctein::bfloat16 x(uniform(gen));
             v[j * dp + f] = static_cast<float>(x);
-            const std::uint32_t half = static_cast<std::uint32_t>(x.bits) << (j % 2 * 16);
-            together[j / 2 * dp + f] |= half;
-            if (j < block_keys)
-                first[j / 2 * dp + f] = together[j / 2 * dp + f];
-            else
-                second[(j - block_keys) / 2 * dp + f] |= half;
+            together[j / 2 * dp + f] |= static_cast<std::uint32_t>(x.bits) << (j % 2 * 16);
         }
+    std::copy(together.begin() + block_pairs, together.begin() + 2 * block_pairs, middle.begin());
     REQUIRE(amx_usable()); // Linux grants the tiles (the kernel asks the same way before its first AMX call)
     for (bool apart : {false, true}) {
-        key_block blk[2];
-        blk[0].v = apart ? first.data() : together.data();
-        blk[1].v = apart ? second.data() : together.data() + block_pairs;
+        key_block blk[amx_span_blocks];
+        for (std::size_t h = 0; h < blocks; ++h) blk[h].v = together.data() + h * block_pairs;
+        if (apart) blk[1].v = middle.data();
         std::vector<float, xsimd::aligned_allocator<float, 64>> o(amx_rows * dp, 0.5f);
         {
             const amx_tiles tiles;
-            span_weighted_values<dp>(o.data(), dp, weights.data(), blk, 2,
-                                     [](std::size_t h) { return h == 0 ? block_keys : keys - block_keys; });
+            span_weighted_values<dp>(o.data(), dp, weights.data(), blk, blocks, [](std::size_t h) {
+                return std::min(block_keys, keys - h * block_keys);
+            });
         }
         double worst = 0.0;
         for (std::size_t r = 0; r < amx_rows; ++r)
@@ -834,7 +833,7 @@ TEST_CASE("AMX P·V over a pair of key blocks, packed together or apart", "[atte
                 worst = std::max(worst, std::abs(o[r * dp + f] - sum));
             }
         INFO((apart ? "apart" : "together"));
-        CHECK(worst <= 1e-4); // fp32 sums of 100 products of bfloat16 numbers below 1
+        CHECK(worst <= 1e-4); // fp32 sums of 164 products of bfloat16 numbers below 1
     }
 }
 #endif

@@ -121,8 +121,8 @@ inline void amx_scores(const float* q, std::size_t dp, const void* k, std::size_
 }
 
 /// P·V of 16 rows: `o` (rows `dp` floats apart) += the bfloat16 weights of `weights` (rows of
-/// block_keys floats, each holding up to 2 · block_keys bfloat16 weights, as tile_step stores
-/// them) times the values of one or two blocks packed one after the other (`v`: [keys / 2][dp]
+/// amx_weights_row floats, each holding the bfloat16 weights of a span's blocks, as tile_step
+/// stores them) times the values of blocks packed one after the other (`v`: [keys / 2][dp]
 /// pairs), over the first `keys` keys rounded up to 32 (the weights and values past them must be
 /// zeros).
 template <std::size_t D>
@@ -131,7 +131,7 @@ inline void amx_weighted_values(float* o, std::size_t dp, const float* weights, 
     if constexpr (D != 0) dp = D;
     const auto* values = static_cast<const char*>(v);
     const auto stride = static_cast<long>(dp * sizeof(float));
-    constexpr long p_stride = block_keys * sizeof(float);
+    constexpr long p_stride = amx_weights_row * sizeof(float);
     const std::size_t depth = (keys + amx_depth - 1) / amx_depth;
     for (std::size_t f = 0; f < dp; f += 4 * 16) { // 64 features: the four accumulators
         const std::size_t width = (dp - f) / 16;   // 4, or 2 when dp is an odd multiple of 32

@@ -332,12 +332,6 @@ inline bool pack_unless_begun(const attention_problem& p, const packed_operands&
 /// shared machine costs little.
 inline constexpr std::chrono::microseconds packing_wait{20};
 
-/// Key blocks an AMX tile's P·V takes at once: the bfloat16 weights of two blocks fill a weights
-/// row (block_keys floats), so the tile's outputs pass through the tile registers once per two
-/// blocks instead of every block: bfloat16 prefills 1.03-1.05 x faster (D = 64 and 128, T = 512
-/// and 2048, one Sapphire Rapids core).
-inline constexpr std::size_t amx_span_blocks = 2;
-
 /// Key block `block` of (b, kh), packed by the first piece that needs it: K is then read from
 /// memory block by block between steps, not in a pass of its own before them, and blocks that
 /// no piece reaches (past a batch element's key length, or a causal limit) are never copied.
@@ -364,9 +358,8 @@ inline packed_block_at packed_block(const attention_problem& p, const packed_ope
         if (idle++ == 0) deadline = std::chrono::steady_clock::now() + packing_wait;
         if (idle % 16 == 0 && std::chrono::steady_clock::now() > deadline) {
             thread_local call_buffer scratch; // per slot, a block of keys, then one of values
-            const std::size_t floats = ops.dp * block_keys;
-            if (scratch.size() < 2 * floats * amx_span_blocks)
-                scratch = call_buffer(2 * floats * amx_span_blocks);
+            const std::size_t floats = ops.dp * block_keys, slots = ops.amx ? amx_span_blocks : 1;
+            if (scratch.size() < 2 * floats * slots) scratch = call_buffer(2 * floats * slots);
             float* const place = scratch.data() + slot * 2 * floats;
             const packed_block_at own{place, shared.v ? place + floats : nullptr};
             pack_key_block(p, ops, b, kh, block, own.k, own.v);
@@ -421,14 +414,15 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
     static_assert(!Amx || Mode == step_mode::online);
     constexpr std::size_t rows = Amx ? amx_rows : tile_rows;
     constexpr std::size_t span = Amx ? amx_span_blocks : 1;
-    [[maybe_unused]] const std::size_t dp = D != 0 ? D : s.dp; // read by the AMX products
+    constexpr std::size_t weights_row = Amx ? amx_weights_row : block_keys; // floats a row of weights takes
+    [[maybe_unused]] const std::size_t dp = D != 0 ? D : s.dp;              // read by the AMX products
     const std::ptrdiff_t last = *std::max_element(s.end, s.end + s.count);
     const bool dropout = Mode != step_mode::reference && p.dropout > 0.0f;
     const bool first_pass = Mode != step_mode::weights;
     constexpr bool rounds = Mode == step_mode::online; // the weights path's steps end with their P·V
     const dropout_rule rule(dropout ? p.dropout : 0.0f);
     const std::size_t b = s.batch_index;
-    const std::size_t round_rows = rounds ? round_tiles * tile_rows / rows * rows : s.count;
+    const std::size_t round_count = rounds ? round_rows(rows) : s.count;
     const std::size_t blocks = (static_cast<std::size_t>(last) + block_keys - 1) / block_keys;
     if (first_pass) prefetch_queries(p, s, 0, rows);
     for (std::size_t kb = 0; static_cast<std::ptrdiff_t>(kb) < last; kb += span * block_keys) {
@@ -443,6 +437,7 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
             blk[h].bf16_pairs = ops.pairs;
             blk[h].scores_given = Amx;
             blk[h].weights_offset = h * block_keys;
+            blk[h].weights_stride = weights_row;
             if (packed.v) {
                 blk[h].v = packed.v;
                 blk[h].v_stride = static_cast<std::ptrdiff_t>(ops.dp);
@@ -470,48 +465,47 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
             [[maybe_unused]] const step_phase_scope phase(kernel_phase::scores);
             packed_step<D, Mode, !rounds, Step>(cols, p, s, first, k, weights);
         };
-        for (std::size_t round = 0; round < s.count; round += round_rows) {
-            const std::size_t round_end = std::min(s.count, round + round_rows);
-            for (std::size_t first = round; first < round_end; first += rows) {
-                const tile_keys t = tile_ends(s, first, rows);
-                if (tile_block_keys(t, 0) == 0) continue;
-                if (first_pass && kb == 0) {
-                    [[maybe_unused]] const step_phase_scope phase(kernel_phase::queries);
-                    prefetch_queries(p, s, first + rows, rows);
-                    load_queries(p, s, first, rows, ops.pairs);
-                }
-                // a round keeps each tile's weights; a step with its own P·V needs them no longer
-                float* const weights = rounds ? s.p + (first - round) * block_keys : s.p;
-                if constexpr (Amx) {
+        for (std::size_t round = 0; round < s.count; round += round_count) {
+            const std::size_t round_end = std::min(s.count, round + round_count);
+            // Block by block of the span, each through every tile of the round: the block's keys
+            // stay in L1 from one tile to the next (tile by tile over a span of 8 blocks, 128 KiB of
+            // keys at D = 128, each tile read them from L2 again).
+            for (std::size_t h = 0; h < in_span; ++h)
+                for (std::size_t first = round; first < round_end; first += rows) {
+                    const tile_keys t = tile_ends(s, first, rows);
+                    blk[h].keys = tile_block_keys(t, h);
+                    if (blk[h].keys == 0) continue;
+                    if (first_pass && kb == 0 && h == 0) {
+                        [[maybe_unused]] const step_phase_scope phase(kernel_phase::queries);
+                        prefetch_queries(p, s, first + rows, rows);
+                        load_queries(p, s, first, rows, ops.pairs);
+                    }
+                    // a round keeps each tile's weights; a step with its own P·V needs them no longer
+                    float* const weights = rounds ? s.p + (first - round) * weights_row : s.p;
+                    if constexpr (Amx) {
 #if CTEIN_ATTENTION_AMX
-                    for (std::size_t h = 0; h < span; ++h) {
-                        blk[h].keys = tile_block_keys(t, h);
-                        if (blk[h].keys == 0) break;
                         const std::size_t cols = (blk[h].keys + lanes - 1) / lanes;
-                        float* const raw = h == 0 ? weights : s.scores; // the first block's in place
                         {
                             [[maybe_unused]] const step_phase_scope phase(kernel_phase::scores);
-                            amx_scores<D>(s.q + first * dp, dp, blk[h].k, cols, raw);
+                            amx_scores<D>(s.q + first * dp, dp, blk[h].k, cols, s.scores);
                         }
                         for (std::size_t sub = 0; sub < rows; sub += amx_softmax_rows) {
-                            blk[h].raw_scores = h == 0 ? nullptr : raw + sub * block_keys;
+                            blk[h].raw_scores = s.scores + sub * block_keys;
                             step(std::integral_constant<std::size_t, amx_softmax_rows>{}, blk[h], first + sub,
-                                 cols, weights + sub * block_keys);
+                                 cols, weights + sub * weights_row);
                         }
                         if (cols % 2 != 0) // P·V reads 32 keys at a time: the last 16 weigh 0
                             for (std::size_t r = 0; r < rows; ++r)
-                                std::memset(reinterpret_cast<std::uint16_t*>(weights + r * block_keys) +
+                                std::memset(reinterpret_cast<std::uint16_t*>(weights + r * weights_row) +
                                                 h * block_keys + cols * lanes,
                                             0, lanes * sizeof(std::uint16_t));
-                    }
 #endif
-                } else {
-                    blk[0].keys = tile_block_keys(t, 0);
-                    const std::size_t cols =
-                        Mode == step_mode::online ? (blk[0].keys + lanes - 1) / lanes : 4;
-                    step(std::integral_constant<std::size_t, tile_rows>{}, blk[0], first, cols, weights);
+                    } else {
+                        const std::size_t cols =
+                            Mode == step_mode::online ? (blk[h].keys + lanes - 1) / lanes : 4;
+                        step(std::integral_constant<std::size_t, tile_rows>{}, blk[h], first, cols, weights);
+                    }
                 }
-            }
             if constexpr (rounds) {
                 for (std::size_t first = round; first < round_end; first += rows) {
                     const tile_keys t = tile_ends(s, first, rows);
@@ -519,7 +513,7 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
                     if (keys == 0) continue;
                     {
                         [[maybe_unused]] const step_phase_scope phase(kernel_phase::values);
-                        float* const weights = s.p + (first - round) * block_keys;
+                        float* const weights = s.p + (first - round) * weights_row;
                         if constexpr (Amx) {
 #if CTEIN_ATTENTION_AMX
                             span_weighted_values<D>(s.o + first * dp, dp, weights, blk, in_span,

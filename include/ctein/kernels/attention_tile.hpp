@@ -70,16 +70,17 @@ struct key_block {
     /// Packed keys and values are bfloat16 pairs and the rows' queries bfloat16
     /// (bf16_dot_products): both products run on vdpbf16ps, the weights rounded to bfloat16.
     bool bf16_pairs = false;
-    /// With bf16_pairs: the step's raw q·k (unscaled) are already in its weights rows, computed
-    /// on AMX tiles for 16 rows at once (attention_amx.hpp); the step scales them.
+    /// With bf16_pairs: the step's raw q·k (unscaled) are already in raw_scores, computed on AMX
+    /// tiles for 16 rows at once (attention_amx.hpp); the step scales them.
     bool scores_given = false;
-    /// With scores_given: where the raw q·k are, rows block_keys floats apart, when not in the
-    /// weights rows (the second block of an AMX pair).
+    /// With scores_given: where the raw q·k are, rows block_keys floats apart.
     const float* raw_scores = nullptr;
     /// With bf16_pairs: the bfloat16 weight of each weights row this block's weights begin at. 0,
-    /// or block_keys when the row's first block_keys hold the previous block's, whose P·V waits
-    /// for this one's: a raised reference scales those too.
+    /// or h · block_keys when the row's first weights are those of the h blocks before it in an
+    /// AMX span, whose P·V waits for this one's: a raised reference scales those too.
     std::size_t weights_offset = 0;
+    /// With bf16_pairs: floats from one weights row to the next (amx_weights_row on AMX).
+    std::size_t weights_stride = block_keys;
 };
 
 namespace tile_vectors {
@@ -618,7 +619,7 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
         if constexpr (Mode == step_mode::online) { // the weights path packs floats: fewer steps to compile
             paired = b.bf16_pairs;
             if (paired && b.scores_given)
-                given_scores<Rows, Cols>(b.raw_scores ? b.raw_scores : weights, m, p.scale * log2e, sc);
+                given_scores<Rows, Cols>(b.raw_scores, m, p.scale * log2e, sc);
             else if (paired)
                 packed_pair_scores<Rows, Cols>(q, dp, b.k, m, p.scale * log2e, sc);
         }
@@ -674,7 +675,7 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
                 [[maybe_unused]] const bool seen = raise_reference<Mode>(s, first + r, lift.get(0));
 #if defined(__AVX512BF16__) && defined(__AVX512F__)
                 if (paired && seen && b.weights_offset != 0) // weights of keys the row saw before
-                    scale_bfloat16(reinterpret_cast<std::uint16_t*>(weights + r * block_keys),
+                    scale_bfloat16(reinterpret_cast<std::uint16_t*>(weights + r * b.weights_stride),
                                    b.weights_offset, exp2_poly(batch(-lift)));
 #endif
                 unrolled<Cols>([&](auto c) __attribute__((always_inline)) { sc[r][c] -= lift; });
@@ -695,7 +696,7 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
         }
 #if defined(__AVX512BF16__) && defined(__AVX512F__)
         if (paired) { // rounded to bfloat16, in the row's first half, or after the previous block's
-            auto* row = reinterpret_cast<std::uint16_t*>(weights + r * block_keys) + b.weights_offset;
+            auto* row = reinterpret_cast<std::uint16_t*>(weights + r * b.weights_stride) + b.weights_offset;
             unrolled<Cols>([&](auto c)
                                __attribute__((always_inline)) { store_bfloat16(row + c * lanes, sc[r][c]); });
             return;
