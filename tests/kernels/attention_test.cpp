@@ -742,41 +742,47 @@ TEST_CASE("bfloat16 prefill across heads, partial key blocks, masks and dropout"
 // while the second's scores are worked out: a reference raised by the second block scales those
 // kept weights as it scales the outputs. Keys 64-127 (the second block) give scores 8 times as
 // large, so most rows' references rise by more than the rescaling slack there.
-TEST_CASE("bfloat16 prefill whose second key block of a pair raises the rows' references", "[attention]") {
+TEST_CASE("bfloat16 prefill whose later key blocks of a span raise the rows' references", "[attention]") {
     using ctein::kernels::element_type;
-    // every feature of keys 64-127 (the second block) of both kv heads, set to f(itself)
-    const auto second_block_keys = [](call& c, auto f) {
+    // every feature of the keys of block `block` (64 keys) of both kv heads, set to f(itself)
+    const auto block_keys_of = [](call& c, std::size_t block, auto f) {
         for (std::size_t h = 0; h < 2; ++h)
-            for (std::size_t t = 64; t < 128; ++t)
+            for (std::size_t t = 64 * block; t < 64 * (block + 1); ++t)
                 for (std::size_t d = 0; d < c.sh.head_size; ++d) {
                     float& x = c.k[h * c.p.k_strides.head + t * c.p.k_strides.token + d];
                     x = f(x);
                 }
     };
-    for (std::size_t group : {1, 3})
-        for (std::size_t d : {64, 128})
-            for (bool causal : {false, true}) {
-                call c({1, 2 * group, 2, 100, 200, d}, false);
-                second_block_keys(c, [](float x) { return 8.0f * x; });
-                c.narrow(element_type::bf16, true);
-                c.p.causal = causal;
-                c.p.causal_offset = 100;
-                INFO("group " << group << ", D " << d << (causal ? ", causal" : ""));
-                check_against_reference(c);
-            }
-    // A row's first reference, taken in the second block of a pair, scales nothing: here the
-    // first block is masked out and the second's scores are all -88.9 (zero keys, an additive
-    // mask), 2^128.3 in log2 units, beyond the float range (exp2_poly gives NaN there).
-    for (std::size_t d : {64, 128}) {
-        call c({1, 2, 2, 40, 128, d}, false);
-        second_block_keys(c, [](float) { return 0.0f; });
-        c.additive.resize(128);
-        for (std::size_t j = 0; j < 128; ++j) c.additive[j] = j < 64 ? -inf : -88.9f;
-        c.p.mask = {c.additive.data(), mask_kind::additive, {0, 0, 0, 1}};
-        c.narrow(element_type::bf16, true);
-        INFO("first block masked, D " << d);
-        check_against_reference(c);
-    }
+    // the second block of a span, and its last (AMX spans take 4 blocks: every earlier block's
+    // kept weights are scaled then)
+    for (std::size_t block : {1, 3})
+        for (std::size_t group : {1, 3})
+            for (std::size_t d : {64, 128})
+                for (bool causal : {false, true}) {
+                    call c({1, 2 * group, 2, 100, 256, d}, false);
+                    block_keys_of(c, block, [](float x) { return 8.0f * x; });
+                    c.narrow(element_type::bf16, true);
+                    c.p.causal = causal;
+                    c.p.causal_offset = 156;
+                    INFO("block " << block << ", group " << group << ", D " << d
+                                  << (causal ? ", causal" : ""));
+                    check_against_reference(c);
+                }
+    // A row's first reference, taken in a later block of a span, scales nothing: here the blocks
+    // before it are masked out and its scores are all -88.9 (zero keys, an additive mask), 2^128.3
+    // in log2 units, beyond the float range (exp2_poly gives NaN there).
+    for (std::size_t block : {1, 3})
+        for (std::size_t d : {64, 128}) {
+            const std::size_t keys = 64 * (block + 1);
+            call c({1, 2, 2, 40, keys, d}, false);
+            block_keys_of(c, block, [](float) { return 0.0f; });
+            c.additive.resize(keys);
+            for (std::size_t j = 0; j < keys; ++j) c.additive[j] = j < 64 * block ? -inf : -88.9f;
+            c.p.mask = {c.additive.data(), mask_kind::additive, {0, 0, 0, 1}};
+            c.narrow(element_type::bf16, true);
+            INFO("blocks before " << block << " masked, D " << d);
+            check_against_reference(c);
+        }
 }
 
 #if CTEIN_ATTENTION_AMX
@@ -800,7 +806,8 @@ TEST_CASE("AMX P·V over a span of key blocks, packed together or apart", "[atte
             std::memcpy(reinterpret_cast<char*>(weights.data() + r * amx_weights_row) + 2 * j, &x.bits, 2);
         }
     // values in pairs of keys, [block_keys / 2][dp] pairs per block; zeros past `keys`. Apart, the
-    // middle block lies on its own, followed by other values (ones), which the P·V must not read.
+    // middle block lies on its own, followed by other values (ones), and where it lay beside the
+    // others are ones too: the P·V must read neither.
     const std::size_t block_pairs = block_keys / 2 * dp;
     constexpr std::uint32_t ones = 0x3f803f80u; // a pair of bfloat16 1.0
     using pairs = std::vector<std::uint32_t, xsimd::aligned_allocator<std::uint32_t, 64>>;
@@ -813,10 +820,13 @@ TEST_CASE("AMX P·V over a span of key blocks, packed together or apart", "[atte
             together[j / 2 * dp + f] |= static_cast<std::uint32_t>(x.bits) << (j % 2 * 16);
         }
     std::copy(together.begin() + block_pairs, together.begin() + 2 * block_pairs, middle.begin());
+    pairs scattered = together;
+    std::fill(scattered.begin() + block_pairs, scattered.begin() + 2 * block_pairs, ones);
     REQUIRE(amx_usable()); // Linux grants the tiles (the kernel asks the same way before its first AMX call)
     for (bool apart : {false, true}) {
         key_block blk[amx_span_blocks];
-        for (std::size_t h = 0; h < blocks; ++h) blk[h].v = together.data() + h * block_pairs;
+        for (std::size_t h = 0; h < blocks; ++h)
+            blk[h].v = (apart ? scattered : together).data() + h * block_pairs;
         if (apart) blk[1].v = middle.data();
         std::vector<float, xsimd::aligned_allocator<float, 64>> o(amx_rows * dp, 0.5f);
         {

@@ -148,8 +148,8 @@ struct row_storage {
         const std::size_t tile = most_tile_rows * block_keys;
         const std::size_t m_floats = (count + lanes - 1) / lanes * lanes;
         const std::size_t extra_floats = (extra + lanes - 1) / lanes * lanes;
-        const std::size_t weights = std::max(
-            {tile, round_rows(tile_rows) * block_keys, round_rows(amx_rows) * amx_weights_row});
+        const std::size_t weights =
+            std::max({tile, round_rows(tile_rows) * block_keys, round_rows(amx_rows) * amx_weights_row});
         const std::size_t amx_scores = amx_rows * block_keys;
         const std::size_t need =
             2 * count * dp + count * lanes + 2 * m_floats + weights + 2 * tile + amx_scores + extra_floats;
