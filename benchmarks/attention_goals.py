@@ -54,7 +54,7 @@ def decode_label(config, peer=None):
 
 def products_beside(rows, torches, configs):
     """The same rows' two products alone on PyTorch's GEMM (no softmax), when the run timed them:
-    the percent of peak an unfused engine's products reach, beside the goal's floor."""
+    the percent of peak the best GEMM reaches on them, beside the goal's floor."""
     for torch in torches:
         values = [v for c in configs if (v := get(rows, "prefill", c, "ctein", products_counter(torch)))]
         if values:

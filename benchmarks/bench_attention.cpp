@@ -1,7 +1,7 @@
 // Attention (fp32) next to its peers, all timed in the same run: ctein::attention and the same
 // attention written as a formula (einsum, softmax, einsum) against PyTorch (torch_peer.cmake), a
-// naive loop, the FMA peak (prefill), the two products alone on PyTorch's GEMM (prefill: the
-// ceiling of an unfused engine) and a memcpy of the K and V bytes (decode); and the resident
+// naive loop, the FMA peak (prefill), the two products alone on PyTorch's GEMM (prefill: what
+// the best GEMM reaches on them) and a memcpy of the K and V bytes (decode); and the resident
 // memory a long prefill adds. attention_table.py turns the JSON output into docs/benchmarks.md's
 // tables. Built twice when a system libtorch is found: its binary has ctein's rows and its own.
 #include "attention_memory.hpp"
