@@ -75,10 +75,10 @@ bench:
 	$(BENCH_BUILD)/benchmarks/ctein_bench_elementwise
 	$(BENCH_BUILD)/benchmarks/ctein_bench_blocks
 	$(BENCH_BUILD)/benchmarks/ctein_bench_gemm
+	if python=$$(tools/engine-python $(BENCH_BUILD)); then \
+	    export CTEIN_ENGINE_PEERS="$$python benchmarks/engine_peers.py --serve"; \
+	else echo "engine peers (ONNX Runtime, OpenVINO) skipped"; fi; \
 	$(BENCH_BUILD)/benchmarks/ctein_bench_attention --benchmark_out=$(BENCH_BUILD)/results/attention.json
-	if python=$$(tools/engine-python $(BENCH_BUILD)); then "$$python" benchmarks/engine_peers.py \
-	    --out $(BENCH_BUILD)/results/attention_engines.json || exit 1; \
-	else echo "engine peers (ONNX Runtime, OpenVINO) skipped"; fi
 	for peer in $(BENCH_BUILD)/benchmarks/ctein_bench_attention_torch*; do if [ -x "$$peer" ]; then \
 	    "$$peer" --benchmark_out=$(BENCH_BUILD)/results/$$(basename $$peer).json || exit 1; fi; done
 	python3 benchmarks/attention_table.py $(BENCH_BUILD)/results/*.json

@@ -63,8 +63,8 @@ def products_beside(rows, torches, configs):
 
 
 def goals_table(rows, torches, left_out, caches):
-    """The goals' table from attention_table's rows; `left_out` is {engine: reason} from
-    engine_peers.py's context, `caches` Google Benchmark's list of the machine's caches."""
+    """The goals' table from attention_table's rows; `left_out` is {engine: reason} from the
+    contexts (goals_of), `caches` Google Benchmark's list of the machine's caches."""
 
     def configs(section, entry, keep=lambda f: True):
         found = {c for (s, c, e) in rows if s == section and e == entry and keep(dict(c))}
@@ -98,7 +98,7 @@ def goals_table(rows, torches, left_out, caches):
     engines_f32 = [e for e in ("onnxruntime_mha", "onnxruntime_attn", "openvino_f32") if present("prefill", e)]
     out.append(judged("fp32 prefill faster than ONNX Runtime and OpenVINO f32 on every row",
                       pairs("prefill", "ctein", engines_f32, lambda f: True, prefill_label), lambda v: v > 1.0,
-                      why_missing="no ONNX Runtime or OpenVINO rows (engine_peers.py did not run)"))
+                      why_missing="no ONNX Runtime or OpenVINO rows (no engine server: CTEIN_ENGINE_PEERS)"))
 
     scaling = []
     for c in configs("prefill", "ctein", lambda f: f["threads"] == "2"):
@@ -148,6 +148,10 @@ def goals_of(paths, fastest=False):
     """The goals' table of the JSON files of one make bench (attention, engines, rearrange)."""
     rows = load(paths, fastest)
     contexts = [context_of(path) for path in paths]
+    # engine_peers.py's own JSON says {"left_out": {engine: why}}; ctein_bench_attention, which
+    # asked its server, says left_out_<engine>: why
     left_out = {engine: why for c in contexts for engine, why in c.get("left_out", {}).items()}
+    left_out.update({key[len("left_out_"):]: why for c in contexts for key, why in c.items()
+                     if key.startswith("left_out_")})
     caches = next((c["caches"] for c in contexts if c.get("caches")), [])
     return goals_table(rows, torch_names(rows), left_out, caches)

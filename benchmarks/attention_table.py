@@ -46,9 +46,37 @@ def read_json(path):
             sys.exit(f"{path}: not a benchmark's JSON output ({error}); an empty file: did the filter match no row?")
 
 
+def with_engine_rows(runs):
+    """`runs` and a run for each engine that ctein's rows timed between their own calls
+    (bench_attention.cpp with CTEIN_ENGINE_PEERS: counters <engine>_seconds and
+    <engine>_max_abs_error beside vs_<engine>), laid out as engine_peers.py's own rows; the first
+    row that timed an engine on a shape gives its figures. A ratio still comes from the row that
+    timed both (speedup)."""
+    found = {}
+    for run in runs:
+        parts = [p for p in run.get("run_name", run["name"]).split("/") if not p.startswith(RUN_SUFFIXES)]
+        for engine in ENGINES:
+            seconds = run.get(engine + "_seconds")
+            if not seconds or run.get("error_occurred"):
+                continue
+            name = "/".join(parts[:-1] + [engine])
+            key = (name, run.get("aggregate_name"))
+            if key in found:
+                continue
+            made = {"name": name, "run_name": name, "run_type": run.get("run_type", "iteration"),
+                    "seconds": seconds, "max_abs_error": run.get(engine + "_max_abs_error")}
+            if run.get("aggregate_name"):
+                made["aggregate_name"] = run["aggregate_name"]
+            for rate in ("GFLOPs", "bytes_per_second"):  # the same work as the row's, in the engine's time
+                if run.get(rate) and run.get("seconds"):
+                    made[rate] = run[rate] * run["seconds"] / seconds
+            found[key] = made
+    return runs + list(found.values())
+
+
 def load_file(path):
     """{(section, config, entry): {counter: value, "label": text}} of one file."""
-    runs = read_json(path)["benchmarks"]
+    runs = with_engine_rows(read_json(path)["benchmarks"])
     has_median = any(r.get("aggregate_name") == "median" for r in runs)
     samples = defaultdict(lambda: defaultdict(list))
     labels = {}
@@ -123,7 +151,7 @@ def torch_names(rows):
     return sorted(names, key=lambda n: [int(x) for x in n[len("torch"):].split(".") if x.isdigit()], reverse=True)
 
 
-# The rows of engine_peers.py (ONNX Runtime and OpenVINO), in the tables' order.
+# The engines of engine_peers.py (ONNX Runtime and OpenVINO), in the tables' order.
 ENGINES = {"onnxruntime_mha": "ORT MultiHeadAttention", "onnxruntime_attn": "ORT Attention (opset 23)",
            "onnxruntime_gqa": "ORT GroupQueryAttention", "openvino_f32": "OpenVINO f32",
            "openvino_bf16": "OpenVINO bf16"}
@@ -136,7 +164,12 @@ def engine_names(rows, section):
 
 
 def speedup(rows, section, config, peer, own="ctein"):
-    """The peer's fastest call ÷ `own`'s (above 1: ctein is faster), both from the same make bench."""
+    """The peer's fastest call ÷ `own`'s (above 1: ctein is faster): the ratio `own`'s row timed
+    between its calls (vs_<peer>) when it did, else that of the two rows' fastest calls, both
+    from the same make bench (engine_peers.py run on its own)."""
+    between = get(rows, section, config, own, "vs_" + peer)
+    if between:
+        return between
     mine, theirs = (get(rows, section, config, e, "seconds") for e in (own, peer))
     return theirs / mine if mine and theirs else None
 

@@ -1,13 +1,15 @@
 // Attention (fp32) next to its peers, all timed in the same run: ctein::attention and the same
 // attention written as a formula (einsum, softmax, einsum) against PyTorch (torch_peer.cmake), a
 // naive loop, the FMA peak (prefill), the two products alone on PyTorch's GEMM (prefill: what
-// the best GEMM reaches on them) and a memcpy of the K and V bytes (decode); and the resident
+// the best GEMM reaches on them), a memcpy of the K and V bytes (decode), and ONNX Runtime and
+// OpenVINO when CTEIN_ENGINE_PEERS names their server (engine_server.hpp); and the resident
 // memory a long prefill adds. attention_table.py turns the JSON output into docs/benchmarks.md's
 // tables. Built twice when a system libtorch is found: its binary has ctein's rows and its own.
 #include "attention_memory.hpp"
 #include "attention_naive.hpp"
 #include "attention_shape.hpp"
 #include "cold_bytes.hpp"
+#include "engine_server.hpp"
 #include "fma_peak.hpp"
 #include "machine_context.hpp"
 #include "same_run.hpp"
@@ -36,6 +38,7 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -360,6 +363,35 @@ std::vector<entry> peers_of(entry e, kind k, const attention_shape& s) {
     return peers;
 }
 
+/// The engines of engine_peers.py a row of `e` is compared with, comma-separated (the server
+/// leaves out those that do not run here): fp32 rows against the fp32 engines, 16-bit prefill
+/// rows against OpenVINO's bf16 path, 16-bit KV caches against the engines of grouped-query decode.
+std::string engines_of(entry e, kind k) {
+    if (!all_rows) return {};
+    if (k == kind::prefill)
+        return e == entry::ctein   ? "onnxruntime_mha,onnxruntime_attn,openvino_f32"
+               : half_precision(e) ? "openvino_bf16"
+                                   : "";
+    return e == entry::ctein   ? "onnxruntime_gqa,onnxruntime_attn,openvino_f32,openvino_bf16"
+           : half_precision(e) ? "onnxruntime_gqa,openvino_f32,openvino_bf16"
+                               : "";
+}
+
+/// Opens the row's shape on the engine server: {engine: its largest error against PyTorch}, for
+/// each of `engines` that runs here; none without a server.
+std::map<std::string, double> open_engines(const std::string& engines, kind k, const attention_shape& s) {
+    ctein::bench::engine_server* server = ctein::bench::engine_peers();
+    if (!server || engines.empty()) return {};
+    const auto n = [](std::size_t x) { return std::to_string(x); };
+    const auto reply = server->ask(std::string(k == kind::prefill ? "open prefill " : "open decode ") +
+                                   n(s.query_heads) + " " + n(s.kv_heads) + " " + n(s.head_size) + " " +
+                                   n(s.queries) + " " + n(s.keys) + " " + (s.masks_keys() ? "1 " : "0 ") +
+                                   n(s.threads) + (s.copies > 1 ? " cold " : " warm ") + engines);
+    std::map<std::string, double> errors;
+    for (const auto& [engine, error] : reply) errors[engine] = std::stod(error);
+    return errors;
+}
+
 /// Whether a row pauses before each of its calls: libtorch's OpenMP workers spin for a while after
 /// each call, and a 2-thread call made meanwhile shares a core with them. Prefill rows pause for
 /// their FMA peak loop; a decode row when PyTorch runs between its calls (a cold row's peers).
@@ -405,21 +437,43 @@ template <std::size_t D>
 void attention_row(benchmark::State& state, entry e, kind k, const attention_shape& s) {
     ctein::set_thread_count(s.threads);
     operands<D>& x = operands_for<D>(s);
+    // A peer timed in the row's iterations: `untimed` makes a call, `burst` times one and the
+    // calls after it (time_burst); an engine is timed by its server, in its own process.
     struct interleaved_peer {
         std::string name;
-        timed_call call;
+        std::function<void()> untimed;
+        std::function<burst_times(int)> burst;
+        double flops = 0.0;
         double fastest = 0.0;
     };
     std::vector<interleaved_peer> interleaved;
     std::vector<std::pair<std::string, double>> timed_before; // name, fastest call
+    // A warm decode row's peers run before it: between its calls they would evict its K and V.
+    const bool peers_first = k == kind::decode && s.copies == 1;
     for (entry p : peers_of(e, k, s)) {
         timed_call peer = make_call<D>(p, x, s);
-        // A warm decode row's peers run before it: between its calls they would evict its K and V.
-        if (p == entry::naive || (k == kind::decode && s.copies == 1)) {
+        if (p == entry::naive || peers_first) {
             timed_before.emplace_back(name_of(p), fastest_seconds(peer));
         } else {
             peer.run();
-            interleaved.push_back({name_of(p), std::move(peer)});
+            const double flops = peer.flops;
+            auto shared = std::make_shared<timed_call>(std::move(peer));
+            interleaved.push_back({name_of(p), [shared] { shared->run(); },
+                                   [shared](int after) { return time_burst(*shared, after); }, flops});
+        }
+    }
+    const std::map<std::string, double> engine_errors = open_engines(engines_of(e, k), k, s);
+    for (const auto& [engine, error] : engine_errors) {
+        ctein::bench::engine_server& server = *ctein::bench::engine_peers();
+        const auto burst = [&server, name = engine](int after) {
+            const auto reply = server.ask("burst " + name + " " + std::to_string(after));
+            return burst_times{server.number(reply, "first"), server.number(reply, "back_to_back")};
+        };
+        if (peers_first) {
+            timed_before.emplace_back(engine, server.number(server.ask("fastest " + engine), "seconds"));
+        } else {
+            burst(0);
+            interleaved.push_back({engine, [burst] { burst(0); }, burst});
         }
     }
     const timed_call own = make_call<D>(e, x, s);
@@ -445,8 +499,8 @@ void attention_row(benchmark::State& state, entry e, kind k, const attention_sha
         seconds = seconds == 0.0 ? t.back_to_back : std::min(seconds, t.back_to_back);
         first_seconds = first_seconds == 0.0 ? t.first : std::min(first_seconds, t.first);
         for (interleaved_peer& peer : interleaved) {
-            if (pause && k == kind::decode) peer.call.run();
-            const double p = time_burst(peer.call, after_first).back_to_back;
+            if (pause && k == kind::decode) peer.untimed();
+            const double p = peer.burst(after_first).back_to_back;
             peer.fastest = peer.fastest == 0.0 ? p : std::min(peer.fastest, p);
         }
     }
@@ -466,10 +520,16 @@ void attention_row(benchmark::State& state, entry e, kind k, const attention_sha
     }
     for (const interleaved_peer& peer : interleaved) {
         state.counters["vs_" + peer.name] = peer.fastest / seconds;
-        if (peer.call.flops > 0.0 && peak > 0.0) // a peer credited with flops of its own
-            state.counters["pct_peak_" + peer.name] = 100.0 * peer.call.flops / peer.fastest * 1e-9 / peak;
+        if (peer.flops > 0.0 && peak > 0.0) // a peer credited with flops of its own
+            state.counters["pct_peak_" + peer.name] = 100.0 * peer.flops / peer.fastest * 1e-9 / peak;
+        if (engine_errors.count(peer.name)) state.counters[peer.name + "_seconds"] = peer.fastest;
     }
-    for (const auto& [name, peer] : timed_before) state.counters["vs_" + name] = peer / seconds;
+    for (const auto& [name, peer] : timed_before) {
+        state.counters["vs_" + name] = peer / seconds;
+        if (engine_errors.count(name)) state.counters[name + "_seconds"] = peer;
+    }
+    // Whose rows attention_table.py makes of these counters, beside the engine's ratio vs_<engine>.
+    for (const auto& [engine, error] : engine_errors) state.counters[engine + "_max_abs_error"] = error;
 }
 
 /// Resident memory a call adds beyond its output (inputs are resident before), against the
@@ -606,8 +666,12 @@ void register_decode() {
                         auto* b = add(name, [e, row](benchmark::State& st) {
                             dispatch(row.head_size, st, e, kind::decode, row);
                         });
-                        // a row that pauses 20 ms per call: a fixed count of calls, not 0.25 s of them
-                        if (pauses_after_torch(e, kind::decode, row))
+                        // A row that pauses 20 ms per call, or times the engines between its calls
+                        // (OpenVINO's decode takes up to 30 times ctein's): a fixed count of calls,
+                        // not 0.25 s of them.
+                        const bool engines_between = cold && ctein::bench::engine_peers() &&
+                                                     !engines_of(e, kind::decode).empty();
+                        if (pauses_after_torch(e, kind::decode, row) || engines_between)
                             b->Iterations(
                                 static_cast<std::int64_t>(std::clamp<std::size_t>(2 * row.copies, 20, 70)));
                         else
@@ -639,6 +703,13 @@ int main(int argc, char** argv) {
     benchmark::AddCustomContext("torch_peer", CTEIN_TORCH_PEER);
     benchmark::AddCustomContext("torch_version", CTEIN_TORCH_VERSION);
 #endif
+    if (ctein::bench::engine_server* server = ctein::bench::engine_peers()) {
+        // the engines' versions, and why any is left out (attention_goals.py says so in its goal)
+        for (const auto& [name, value] : server->ask("hello"))
+            if (name.rfind("onnxruntime", 0) == 0 || name.rfind("openvino", 0) == 0 ||
+                name.rfind("left_out_", 0) == 0)
+                benchmark::AddCustomContext(name, value);
+    }
     register_prefill();
     register_decode();
     register_memory();

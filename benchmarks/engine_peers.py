@@ -2,6 +2,11 @@
 """ONNX Runtime and OpenVINO as peers of ctein's attention rows, timed in the same `make bench`.
 
     python3 benchmarks/engine_peers.py --out build-bench/results/engines.json [--quick]
+    CTEIN_ENGINE_PEERS="python3 benchmarks/engine_peers.py --serve" build-bench/benchmarks/ctein_bench_attention
+
+The second form is what `make bench` runs: ctein_bench_attention starts this script as a server
+and asks it, between its own calls, to time the engines on the same shapes (--serve below), so
+that every ratio to an engine is of two figures from the same seconds of the machine.
 
 Runs the shapes of bench_attention.cpp (prefill: B 1, H 12 × D 64 and H 8 × D 128, T 512..4096,
 full and causal, 1 and 2 threads; decode: one query over 512 and 4096 cached tokens, H 12:12 × 64
@@ -20,11 +25,28 @@ Rows are written in Google Benchmark's JSON layout under the names ctein's binar
 ("prefill/D:64/H:12/T:512/full/threads:1/openvino_f32"), with `seconds` (fastest call), so that
 attention_table.py can put them beside ctein's. An engine that is not installed is skipped with a
 message.
+
+--serve reads one request a line on stdin and answers one line on stdout (anything the engines
+print goes to stderr): "ok", then tab-separated name=value fields; "error <why>" (the row is
+skipped) or "mismatch <why>" (an fp32 engine differs from PyTorch: the run stops).
+
+  hello                                       ok onnxruntime_version=<v> ... left_out_<engine>=<why>
+  open SECTION HQ HKV D TQ TK CAUSAL THREADS CACHE ENGINES
+                                              builds the row's inputs, PyTorch's reference and each
+                                              of the comma-separated ENGINES that runs here, checks
+                                              each: ok <engine>=<max |error|> for each
+  burst ENGINE AFTER                          one call, then AFTER calls back to back:
+                                              ok first=<s> back_to_back=<s> (the fastest of AFTER)
+  fastest ENGINE                              ok seconds=<s>, as fastest() below
+
+CACHE is warm or cold (cold rotates through copies of K and V worth COLD_BYTES); the last row's
+inputs and engines are kept until a row of another shape is opened.
 """
 
 import argparse
 import datetime
 import functools
+import itertools
 import json
 import os
 import platform
@@ -65,24 +87,33 @@ def uniform(rng, shape):
 
 def reference(q, k, v, causal_offset):
     """softmax(q·kᵀ/√D + causal)·v in fp64 by PyTorch (matmul, softmax, matmul: any version);
-    q [B, Hq, Tq, D], k, v [B, Hkv, Tk, D]."""
+    q [B, Hq, Tq, D], k, v [B, Hkv, Tk, D]. One query head at a time: at T = 4096 all twelve
+    heads' fp64 scores together would hold 1.6 GB while ctein's benchmark runs beside this."""
     import torch
     qt, kt, vt = (torch.from_numpy(x).double() for x in (q, k, v))
     group = q.shape[1] // k.shape[1]
-    kt, vt = kt.repeat_interleave(group, 1), vt.repeat_interleave(group, 1)
-    scores = qt @ kt.transpose(-2, -1) / q.shape[3] ** 0.5
+    tq, tk = q.shape[2], k.shape[2]
+    hidden = None
     if causal_offset is not None:
-        tq, tk = q.shape[2], k.shape[2]
         hidden = torch.arange(tk)[None, :] > torch.arange(tq)[:, None] + causal_offset
-        scores = scores.masked_fill(hidden, float("-inf"))
-    return (torch.softmax(scores, -1) @ vt).numpy()
+    out = torch.empty_like(qt)
+    for h in range(q.shape[1]):
+        scores = qt[:, h] @ kt[:, h // group].transpose(-2, -1) / q.shape[3] ** 0.5
+        if hidden is not None:
+            scores = scores.masked_fill(hidden, float("-inf"))
+        out[:, h] = torch.softmax(scores, -1) @ vt[:, h // group]
+    return out.numpy()
+
+
+class Mismatch(Exception):
+    """An fp32 engine whose output differs from PyTorch's beyond the fp32 bound."""
 
 
 def check(name, out, ref, tolerance):
     error = float(np.max(np.abs(out.astype(np.float64) - ref)))
     bound = 1e-4 * float(np.max(np.abs(ref))) + 1e-5 if tolerance == "fp32" else None
     if bound is not None and not error <= bound:
-        sys.exit(f"engine_peers: {name} differs from PyTorch by {error:.3g} (bound {bound:.3g})")
+        raise Mismatch(f"engine_peers: {name} differs from PyTorch by {error:.3g} (bound {bound:.3g})")
     return error
 
 
@@ -283,50 +314,118 @@ def row(name, seconds, error, flops=None, kv_bytes=None):
     return counters
 
 
+class Case:
+    """One row's inputs, PyTorch's fp64 reference and the engines built on them, each checked
+    against it. A prefill row: q, k, v [1, H, T, D]; a decode row: one query over Tk cached
+    tokens that it all sees, through copies of K and V worth COLD_BYTES when `cache` is cold."""
+
+    def __init__(self, rng, section, hq, hkv, d, tq, tk, causal, threads, cache):
+        self.section, self.hkv, self.threads = section, hkv, threads
+        self.kv_bytes = 2 * hkv * tk * d * 4
+        copies = max(2, -(-COLD_BYTES // self.kv_bytes)) if cache == "cold" else 1
+        self.q = uniform(rng, (1, hq, tq, d))
+        self.kvs = [(uniform(rng, (1, hkv, tk, d)), uniform(rng, (1, hkv, tk, d))) for _ in range(copies)]
+        self.causal = causal
+        offset = (0 if causal else None) if section == "prefill" else tk - 1
+        self.reference = reference(self.q, *self.kvs[0], offset)
+        self.flops = 4.0 * hq * tq * tk * d / (2 if section == "prefill" and causal else 1)
+        self.built = {}
+
+    def engines(self):
+        return engines(self.section, self.q.shape[1], self.hkv)
+
+    def engine(self, name):
+        """(call, max |error|) of `name` on this row: a call rotates through the copies of K and V."""
+        if name not in self.engines():
+            raise KeyError(f"{name} does not run {self.section} rows of this shape here")
+        if name not in self.built:
+            calls = []
+            for i, (k, v) in enumerate(self.kvs):
+                call, out = build(name, self.q, k, v, self.causal, self.threads)
+                if i == 0:
+                    error = check(name, out, self.reference, "bf16" if name.endswith("bf16") else "fp32")
+                calls.append(call)
+            if len(calls) == 1:
+                self.built[name] = calls[0], error
+            else:
+                turn = itertools.count()
+                self.built[name] = (lambda: calls[next(turn) % len(calls)]()), error
+        return self.built[name]
+
+
 def run(quick, only, sections):
     rng = np.random.default_rng(1)
     rows = []
-    for heads, d, t, causal, threads in prefill_shapes(quick) if "prefill" in sections else ():
-        q, k, v = (uniform(rng, (1, heads, t, d)) for _ in range(3))
-        ref = reference(q, k, v, 0 if causal else None)
-        flops = 4.0 * heads * t * t * d / (2 if causal else 1)
-        for engine in engines("prefill", heads, heads):
+    shapes = [("prefill", heads, heads, d, t, t, causal, threads, "warm")
+              for heads, d, t, causal, threads in (prefill_shapes(quick) if "prefill" in sections else ())]
+    shapes += [("decode", hq, hkv, d, 1, tk, True, threads, cache)
+               for hq, hkv, d, tk, threads, cache in (decode_shapes(quick) if "decode" in sections else ())]
+    for section, hq, hkv, d, tq, tk, causal, threads, cache in shapes:
+        case = Case(rng, section, hq, hkv, d, tq, tk, causal, threads, cache)
+        for engine in case.engines():
             if only and engine not in only:
                 continue
-            name = f"prefill/D:{d}/H:{heads}/T:{t}/{'causal' if causal else 'full'}/threads:{threads}/{engine}"
-            call, out = build(engine, q, k, v, causal, threads)
-            error = check(name, out, ref, "bf16" if engine.endswith("bf16") else "fp32")
-            rows.append(row(name, fastest(call), error, flops=flops))
-            print(f"{name:<60} {rows[-1]['seconds'] * 1e3:9.3f} ms  {rows[-1]['GFLOPs']:7.1f} GFLOP/s  "
-                  f"max|Δ| {error:.2g}", flush=True)
-            del call
-    for hq, hkv, d, tk, threads, cache in decode_shapes(quick) if "decode" in sections else ():
-        kv_bytes = 2 * hkv * tk * d * 4
-        copies = 1 if cache == "warm" else max(2, -(-COLD_BYTES // kv_bytes))
-        q = uniform(rng, (1, hq, 1, d))
-        kvs = [(uniform(rng, (1, hkv, tk, d)), uniform(rng, (1, hkv, tk, d))) for _ in range(copies)]
-        ref = reference(q, *kvs[0], tk - 1)
-        for engine in engines("decode", hq, hkv):
-            if only and engine not in only:
-                continue
-            name = f"decode/Hq:{hq}/Hkv:{hkv}/D:{d}/Tk:{tk}/threads:{threads}/cache:{cache}/{engine}"
-            calls = []
-            for i, (k, v) in enumerate(kvs):
-                call, out = build(engine, q, k, v, True, threads)
-                if i == 0:
-                    error = check(name, out, ref, "bf16" if engine.endswith("bf16") else "fp32")
-                calls.append(call)
-            turn = [0]
-
-            def rotating():
-                calls[turn[0] % len(calls)]()
-                turn[0] += 1
-
-            rows.append(row(name, fastest(rotating, least=2 * len(calls)), error, kv_bytes=kv_bytes))
-            print(f"{name:<66} {rows[-1]['seconds'] * 1e3:9.3f} ms  "
-                  f"{rows[-1]['bytes_per_second'] / 2**30:7.1f} GiB/s  max|Δ| {error:.2g}", flush=True)
-            del calls
+            if section == "prefill":
+                name = f"prefill/D:{d}/H:{hq}/T:{tq}/{'causal' if causal else 'full'}/threads:{threads}/{engine}"
+            else:
+                name = f"decode/Hq:{hq}/Hkv:{hkv}/D:{d}/Tk:{tk}/threads:{threads}/cache:{cache}/{engine}"
+            try:
+                call, error = case.engine(engine)
+            except Mismatch as mismatch:
+                sys.exit(str(mismatch))
+            if section == "prefill":
+                rows.append(row(name, fastest(call), error, flops=case.flops))
+                print(f"{name:<60} {rows[-1]['seconds'] * 1e3:9.3f} ms  {rows[-1]['GFLOPs']:7.1f} GFLOP/s  "
+                      f"max|Δ| {error:.2g}", flush=True)
+            else:
+                rows.append(row(name, fastest(call, least=2 * len(case.kvs)), error, kv_bytes=case.kv_bytes))
+                print(f"{name:<66} {rows[-1]['seconds'] * 1e3:9.3f} ms  "
+                      f"{rows[-1]['bytes_per_second'] / 2**30:7.1f} GiB/s  max|Δ| {error:.2g}", flush=True)
+        del case
     return rows
+
+
+def seconds_of(call):
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
+
+
+def serve(requests, replies):
+    """Answers ctein_bench_attention's requests (the module's docstring) until stdin closes."""
+    rng = np.random.default_rng(1)
+    opened, case = None, None
+    for line in iter(requests.readline, ""):
+        words = line.split()
+        try:
+            if words[0] == "hello":
+                engines("decode", 2, 1)  # finds what is left out, and why
+                answer = {**versions(), **{f"left_out_{e}": why for e, why in LEFT_OUT.items()}}
+            elif words[0] == "open":
+                shape, wanted = words[1:10], words[10].split(",") if len(words) > 10 else []
+                if shape != opened:
+                    opened, case = None, None  # the last row's inputs and engines go first
+                    section, cache = shape[0], shape[8]
+                    hq, hkv, d, tq, tk, causal, threads = (int(x) for x in shape[1:8])
+                    case, opened = Case(rng, section, hq, hkv, d, tq, tk, bool(causal), threads, cache), shape
+                answer = {e: case.engine(e)[1] for e in wanted if e in case.engines()}
+            elif words[0] == "burst":
+                call, after = case.engine(words[1])[0], int(words[2])
+                first = seconds_of(call)
+                answer = {"first": first,
+                          "back_to_back": min((seconds_of(call) for _ in range(after)), default=first)}
+            elif words[0] == "fastest":
+                answer = {"seconds": fastest(case.engine(words[1])[0])}
+            else:
+                raise ValueError(f"unknown request {words[0]!r}")
+            reply = "\t".join(["ok"] + [f"{k}={v!r}" if isinstance(v, float) else f"{k}={v}"
+                                        for k, v in answer.items()])
+        except Mismatch as mismatch:
+            reply = f"mismatch {mismatch}"
+        except Exception as error:  # the row that asked is skipped with this message
+            reply = f"error {type(error).__name__}: {error}"
+        replies.write(reply.replace("\n", " ") + "\n")  # one line each
+        replies.flush()
 
 
 def versions():
@@ -341,11 +440,21 @@ def versions():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", required=True)
+    parser.add_argument("--out", help="the JSON file of a run of every row")
+    parser.add_argument("--serve", action="store_true", help="answer ctein_bench_attention's requests")
     parser.add_argument("--quick", action="store_true", help="T = 512 only (a smoke run)")
     parser.add_argument("--only", default="", help="comma-separated engines to run")
     parser.add_argument("--sections", default="prefill,decode", help="prefill, decode or both")
     args = parser.parse_args()
+    if args.serve:
+        # Replies on a copy of stdout; stdout itself becomes stderr, so that whatever an engine
+        # prints cannot be taken for a reply.
+        replies = os.fdopen(os.dup(1), "w")
+        os.dup2(2, 1)
+        serve(sys.stdin, replies)
+        return
+    if not args.out:
+        parser.error("--out or --serve is needed")
     context = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
                "executable": "engine_peers.py", "load_avg": list(os.getloadavg()),
                "host_name": platform.node(), **versions()}

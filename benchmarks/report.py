@@ -32,17 +32,17 @@ import attention_table  # noqa: E402
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
-def run_benchmark(binary, out, extra=()):
+def run_benchmark(binary, out, extra=(), env=None):
     """Runs one Google Benchmark binary, its console rows streaming to the terminal."""
     print(f"== {binary.name}", flush=True)
     command = [str(binary), f"--benchmark_out={out}", "--benchmark_out_format=json", *extra]
-    subprocess.run(command, check=True)
+    subprocess.run(command, check=True, env=env)
 
 
 def rows_of(path):
     """{name: run} of a Google Benchmark JSON file (iteration runs only)."""
     with open(path) as f:
-        runs = json.load(f)["benchmarks"]
+        runs = attention_table.with_engine_rows(json.load(f)["benchmarks"])
     return {r["name"]: r for r in runs if r.get("run_type", "iteration") == "iteration" and not r.get("error_occurred")}
 
 
@@ -178,7 +178,8 @@ def prefill_series(files):
                 if index == 0:
                     series[key][("ctein", fields["mask"])][t] = run["GFLOPs"]
                 for counter, ratio in run.items():
-                    if counter.startswith("vs_") and ratio > 0:
+                    # the GEMM's products alone do other work than attention's: no line of their own
+                    if counter.startswith("vs_") and not counter.endswith("_products") and ratio > 0:
                         peer = counter[3:]
                         versions[peer_key(peer)] = peer.replace("torch", "")
                         series[key][(peer_key(peer), fields["mask"])][t] = run["GFLOPs"] / ratio
@@ -187,7 +188,7 @@ def prefill_series(files):
                 series[key][("formula", fields["mask"])][t] = run["GFLOPs"]
             elif entry in ("ctein_bf16", "ctein_f16") and index == 0:
                 series[key][(entry, fields["mask"])][t] = run["GFLOPs"]
-            elif entry in ENGINES:  # engine_peers.py's rows, timed in the same make bench
+            elif entry in ENGINES:  # timed between ctein's calls (attention_table.with_engine_rows)
                 series[key][(entry, fields["mask"])][t] = run["GFLOPs"]
     return series, peaks, versions, ratios
 
@@ -350,14 +351,15 @@ def tables(files, rearrange_rows, compile_times, machine):
     return "\n".join(out) + "\n"
 
 
-def run_engine_peers(build, out):
-    """ONNX Runtime and OpenVINO on the attention rows' shapes (engine_peers.py), right after them."""
-    out.unlink(missing_ok=True)
+def engine_server(build):
+    """The environment that has ctein_bench_attention time ONNX Runtime and OpenVINO between its
+    own calls (engine_peers.py --serve); this process's own when no Python has the engines."""
     found = subprocess.run([str(ROOT / "tools/engine-python"), str(build)], capture_output=True, text=True)
     if found.returncode != 0:
         print("engine peers skipped: " + found.stderr.strip(), flush=True)
-        return
-    subprocess.run([found.stdout.strip(), str(ROOT / "benchmarks/engine_peers.py"), "--out", str(out)], check=True)
+        return None
+    command = f"{found.stdout.strip()} {ROOT / 'benchmarks/engine_peers.py'} --serve"
+    return {**os.environ, "CTEIN_ENGINE_PEERS": command}
 
 
 def main():
@@ -378,8 +380,8 @@ def main():
     attention_files = []
     if "benchmarks" in steps:
         run_benchmark(binaries / "ctein_bench_rearrange", results / "rearrange.json")
-        run_benchmark(binaries / "ctein_bench_attention", results / "attention.json")
-        run_engine_peers(args.build, results / "attention_engines.json")
+        (results / "attention_engines.json").unlink(missing_ok=True)  # an older run's, timed apart
+        run_benchmark(binaries / "ctein_bench_attention", results / "attention.json", env=engine_server(args.build))
         for peer in sorted(binaries.glob("ctein_bench_attention_torch*")):
             (results / f"{peer.name}.json").unlink(missing_ok=True)
             if os.access(peer, os.X_OK) and peer.is_file() and not any(w in peer.name for w in args.without):

@@ -12,6 +12,7 @@ import unittest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "benchmarks"))
 import attention_goals  # noqa: E402
+import attention_table  # noqa: E402
 
 
 def prefill(entry, d, t, mask, threads, **counters):
@@ -118,6 +119,61 @@ class Goals(unittest.TestCase):
                            "rearrange.json": files["rearrange.json"]})
         self.assertEqual(alone[next(g for g in alone if g.startswith("fp32 prefill faster"))][1], "not measured")
         self.assertEqual(alone[next(g for g in alone if g.startswith("rearrange"))][1], "met")
+
+
+class EnginesTimedBetweenCalls(unittest.TestCase):
+    """ctein_bench_attention with an engine server: the engines' figures are counters of ctein's
+    rows, and a ratio is the one the row measured between its calls, not one of two rows."""
+
+    def rows(self):
+        return [
+            # the fastest calls alone would say 0.999: the row's own ratio says 1.05
+            prefill("ctein", 128, 512, "full", 1, GFLOPs=100.0, pct_peak=70.0, seconds=0.1, vs_openvino_f32=1.05,
+                    openvino_f32_seconds=0.0999, openvino_f32_max_abs_error=1.2e-7),
+            prefill("ctein_bf16", 128, 512, "full", 1, GFLOPs=300.0, seconds=0.0333, vs_openvino_bf16=1.29,
+                    openvino_bf16_seconds=0.05, openvino_bf16_max_abs_error=3e-3),
+            # an engine timed by two rows: the first row's figures make its row
+            prefill("ctein_f16", 128, 512, "full", 1, GFLOPs=250.0, seconds=0.04, vs_openvino_bf16=1.2,
+                    openvino_bf16_seconds=0.048),
+            decode("ctein", 32, 8, 4096, 1, "cold", seconds=1.0, bytes_per_second=6.4e10, vs_memcpy=1.1,
+                   vs_onnxruntime_gqa=1.2,
+                   onnxruntime_gqa_seconds=0.8),
+            decode("ctein_bf16", 32, 8, 4096, 1, "cold", seconds=0.5, vs_memcpy=0.9, vs_ctein=2.0,
+                   vs_onnxruntime_gqa=0.95, onnxruntime_gqa_seconds=0.47),
+        ]
+
+    def test_engine_rows_are_made_of_the_counters(self):
+        made = {r["name"]: r for r in attention_table.with_engine_rows(self.rows())}
+        openvino = made["prefill/D:128/H:8/T:512/full/threads:1/openvino_f32"]
+        self.assertAlmostEqual(openvino["GFLOPs"], 100.0 * 0.1 / 0.0999)
+        self.assertEqual((openvino["seconds"], openvino["max_abs_error"]), (0.0999, 1.2e-7))
+        self.assertEqual(made["prefill/D:128/H:8/T:512/full/threads:1/openvino_bf16"]["seconds"], 0.05)
+        gqa = made["decode/D:128/Hq:32/Hkv:8/Tk:4096/threads:1/cache:cold/onnxruntime_gqa"]
+        self.assertAlmostEqual(gqa["bytes_per_second"], 6.4e10 * 1.0 / 0.8)
+        self.assertEqual(len(made), len(self.rows()) + 3)
+
+    def test_goals_take_the_ratio_of_the_row_that_timed_both(self):
+        goals = goal_rows({"attention.json": ({"caches": CACHES}, self.rows())})
+
+        def goal(start):
+            return next(value for text, value in goals.items() if text.startswith(start))
+
+        self.assertEqual(goal("fp32 prefill faster than"),
+                         ("1.05 × over 1 rows; closest: D 128 T 512 full 1t ÷ OpenVINO f32 1.05", "met"))
+        measured, verdict = goal("bf16 prefill ≥ 1.3")
+        self.assertEqual(verdict, "**not met** (0 of 1)")
+        self.assertIn("÷ OpenVINO bf16 1.29", measured)
+        measured, verdict = goal("bf16 GQA decode")
+        self.assertEqual(verdict, "**not met** (0 of 1)")
+        self.assertIn("÷ ORT GroupQueryAttention 0.95", measured)
+        self.assertEqual(goal("fp32 decode faster than")[1], "met")
+
+    def test_an_engine_the_server_left_out_says_why(self):
+        rows = [r for r in self.rows() if "bf16" not in r["name"] and "f16" not in r["name"]]
+        context = {"caches": CACHES, "left_out_openvino_bf16": "no native bf16 here"}
+        goals = goal_rows({"attention.json": (context, rows)})
+        self.assertEqual(next(v for g, v in goals.items() if g.startswith("bf16 prefill ≥ 1.3")),
+                         ("no OpenVINO bf16 rows: no native bf16 here", "not measured"))
 
 
 class BadInput(unittest.TestCase):
