@@ -207,6 +207,25 @@ PRODUCTS_NOTE = ("\n\nThe GEMM column: attention's two products alone on PyTorch
                  "the same run.")
 
 
+def engines_note(rows, section, configs, engines):
+    """What the engine columns of `section`'s table are ratios of: figures timed between ctein's
+    calls (bench_attention.cpp with an engine server), or two rows' fastest calls."""
+    if not engines:
+        return ""
+    between = any(get(rows, section, c, own, "vs_" + e) for c in configs for e in engines
+                  for own in ("ctein", *HALVES))
+    if not between:
+        return ("\n\nThe engine columns: ratios of the fastest calls of ctein's rows and engine_peers.py's, "
+                "timed apart in the same make bench.")
+    where = "in the same iterations as ctein's calls" + (
+        " (a warm row: just before its calls, which the engines' would evict from the caches)"
+        if section == "decode" else "")
+    return (f"\n\nThe engine columns: ONNX Runtime and OpenVINO timed {where}, by engine_peers.py in a "
+            "process of its own, each ratio of the fastest calls of the row that timed both" +
+            (" (ctein fp32 ÷ OpenVINO bf16: the fp32 row's call and the bf16 row's OpenVINO call)."
+             if section == "prefill" else "."))
+
+
 def products_counter(torch):
     """The counter of a ctein prefill row that holds `torch`'s GEMM products' percent of peak."""
     return f"pct_peak_{torch}_products"
@@ -279,7 +298,7 @@ def prefill_tables(rows, torches):
         note = "; ".join(f"T = {t}: {label}" for t, label in samples)
         out.append(f"Prefill, B = 1, H = {heads}, D = {head_size} (fp32)\n\n" + table(header, body) +
                    (f"\n\nThe naive loop is timed on a sample ({note})." if note else "") +
-                   (PRODUCTS_NOTE if products else ""))
+                   (PRODUCTS_NOTE if products else "") + engines_note(rows, "prefill", group, engines))
     return out
 
 
@@ -322,7 +341,7 @@ def decode_table(rows, torches):
             line += [fmt(speedup(rows, "decode", c, e, h)) for e in engines if e != "onnxruntime_attn"]
         body.append(line)
     return ["Decode: one query against a KV cache (fp32, B = 1); bytes counted: K and V, read once\n\n" +
-            table(header, body)]
+            table(header, body) + engines_note(rows, "decode", configs, engines)]
 
 
 def memory_table(rows, torches):

@@ -168,6 +168,22 @@ class EnginesTimedBetweenCalls(unittest.TestCase):
         self.assertIn("÷ ORT GroupQueryAttention 0.95", measured)
         self.assertEqual(goal("fp32 decode faster than")[1], "met")
 
+    def test_the_tables_say_how_the_engines_were_timed(self):
+        def note(runs):
+            with tempfile.TemporaryDirectory() as folder:
+                path = pathlib.Path(folder) / "attention.json"
+                path.write_text(json.dumps({"context": {}, "benchmarks": runs}))
+                rows = attention_table.load([str(path)])
+            return "".join(attention_table.prefill_tables(rows, []) + attention_table.decode_table(rows, []))
+
+        between = note(self.rows())
+        self.assertEqual(between.count("timed in the same iterations as ctein's calls"), 2)  # prefill, decode
+        self.assertIn("(a warm row: just before its calls", between)
+        apart = note([prefill("ctein", 128, 512, "full", 1, GFLOPs=100.0, seconds=0.1),
+                      prefill("openvino_f32", 128, 512, "full", 1, seconds=0.12)])
+        self.assertIn("timed apart in the same make bench", apart)
+        self.assertNotIn("same iterations", apart)
+
     def test_an_engine_the_server_left_out_says_why(self):
         rows = [r for r in self.rows() if "bf16" not in r["name"] and "f16" not in r["name"]]
         context = {"caches": CACHES, "left_out_openvino_bf16": "no native bf16 here"}
