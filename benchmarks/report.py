@@ -16,6 +16,7 @@ import json
 import os
 import pathlib
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -358,7 +359,7 @@ def engine_server(build):
     if found.returncode != 0:
         print("engine peers skipped: " + found.stderr.strip(), flush=True)
         return None
-    command = f"{found.stdout.strip()} {ROOT / 'benchmarks/engine_peers.py'} --serve"
+    command = shlex.join([found.stdout.strip(), str(ROOT / "benchmarks/engine_peers.py"), "--serve"])
     return {**os.environ, "CTEIN_ENGINE_PEERS": command}
 
 
