@@ -528,7 +528,7 @@ void attention_row(benchmark::State& state, entry e, kind k, const attention_sha
         state.counters["vs_" + name] = peer / seconds;
         if (engine_errors.count(name)) state.counters[name + "_seconds"] = peer;
     }
-    // Whose rows attention_table.py makes of these counters, beside the engine's ratio vs_<engine>.
+    // attention_table.py makes each engine's row of <engine>_seconds and this error.
     for (const auto& [engine, error] : engine_errors) state.counters[engine + "_max_abs_error"] = error;
 }
 
