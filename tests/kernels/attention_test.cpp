@@ -980,6 +980,35 @@ TEST_CASE("attention matches the reference on random combinations of every optio
     }
 }
 
+TEST_CASE("a prefill whose heads' keys and values outgrow L2 asks for each next block ahead, results unchanged",
+          "[attention]") {
+    using namespace ctein::kernels::attention_detail;
+    using ctein::kernels::element_type;
+    struct kind {
+        const char* name;
+        bool strided;      // float V then packed (its rows straddle lines), not read in place
+        element_type type; // bfloat16: keys and values packed in pairs (on AMX where the CPU has it)
+        std::size_t threads;
+    };
+    for (const kind& k : {kind{"float, V read in place", false, element_type::f32, 1},
+                          kind{"float, V packed", true, element_type::f32, 2},
+                          kind{"bfloat16 q, k and v", false, element_type::bf16, 1}}) {
+        // Enough keys that one head's K and V, as the steps read them, take L2's size (whatever this
+        // machine's L2 is), and a partial last block; few queries, so that the reference stays quick.
+        constexpr std::size_t d = 64;
+        const std::size_t word = k.type == element_type::f32 ? 4 : 2;
+        const std::size_t keys = l2_cache_bytes() / (2 * d * word) + 37;
+        call c({1, 2, 1, 2 * tile_rows + 5, keys, d}, k.strided);
+        if (k.type != element_type::f32) c.narrow(k.type, true);
+        c.p.causal = true; // the last queries see every key; the first tiles stop short of the last blocks
+        c.p.causal_offset = static_cast<std::ptrdiff_t>(keys - c.sh.queries);
+        c.p.threads = k.threads;
+        INFO(k.name << ", Tk " << keys);
+        REQUIRE(asks_blocks_ahead(c.p, packed_operands(c.p, padded_head_size(d), 1, 1)));
+        check_against_reference(c);
+    }
+}
+
 TEST_CASE("a piece that finds a key block being packed by another thread packs the same copy of its own",
           "[attention]") {
     using namespace ctein::kernels::attention_detail;

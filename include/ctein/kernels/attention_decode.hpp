@@ -29,30 +29,14 @@ inline constexpr std::size_t decode_queries = 4;
 /// 4096-key cache still splits into 8 pieces per head.
 inline constexpr std::size_t decode_chunk = 8 * block_keys;
 
-/// How many blocks ahead of the one being read a piece asks for its keys and values.
-inline constexpr std::size_t prefetch_distance = 2;
-
-/// Asks for the keys and values of keys [first, min(first + block_keys, stop)) to be loaded into
-/// the cache. Decode is bound by memory, and its compute comes in bursts the hardware
+/// How many blocks ahead of the one being read a piece asks for its keys and values
+/// (prefetch_rows). Decode is bound by memory, and its compute comes in bursts the hardware
 /// prefetchers do not run ahead of: asking two blocks ahead keeps memory busy throughout
 /// (measured on the first round's machine: 70 % of a memcpy's bandwidth without, 85-90 % with,
 /// at 4096 keys; on Zen 4 and Zen 3 KVM guests, no difference either way, and on Zen 4 nearer or
 /// spread-out requests were slower: docs/benchmarks.md). Values the P·V reads from memory are
 /// also asked for key by key (row_scores).
-inline void prefetch_rows(const attention_problem& p, const void* k, const void* v, std::size_t first,
-                          std::size_t stop) noexcept {
-    const std::size_t bytes = p.head_size * element_bytes(p.kv_type);
-    for (std::size_t j = first; j < std::min(stop, first + block_keys); ++j) {
-        const auto* key = static_cast<const char*>(
-            element_at(k, p.kv_type, static_cast<std::ptrdiff_t>(j) * p.k_strides.token));
-        const auto* value = static_cast<const char*>(
-            element_at(v, p.kv_type, static_cast<std::ptrdiff_t>(j) * p.v_strides.token));
-        for (std::size_t d = 0; d < bytes; d += 64) {
-            __builtin_prefetch(key + d, 0, 3);
-            __builtin_prefetch(value + d, 0, 3);
-        }
-    }
-}
+inline constexpr std::size_t prefetch_distance = 2;
 
 /// One chunk of keys of key/value head kh: rows are (query head of the group, query) pairs.
 /// Writes each row's partial state to `state` (rows of dp + 2 floats: max, sum, accumulators).

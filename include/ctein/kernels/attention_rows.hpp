@@ -246,6 +246,23 @@ inline void prefetch_queries(const attention_problem& p, const row_set& s, std::
     }
 }
 
+/// Asks for the keys and values of keys [first, min(first + block_keys, stop)) of the head whose
+/// first key and value are at `k` and `v` to be loaded into L1, as they are in the operands.
+inline void prefetch_rows(const attention_problem& p, const void* k, const void* v, std::size_t first,
+                          std::size_t stop) noexcept {
+    const std::size_t bytes = p.head_size * element_bytes(p.kv_type);
+    for (std::size_t j = first; j < std::min(stop, first + block_keys); ++j) {
+        const auto* key = static_cast<const char*>(
+            element_at(k, p.kv_type, static_cast<std::ptrdiff_t>(j) * p.k_strides.token));
+        const auto* value = static_cast<const char*>(
+            element_at(v, p.kv_type, static_cast<std::ptrdiff_t>(j) * p.v_strides.token));
+        for (std::size_t d = 0; d < bytes; d += 64) {
+            __builtin_prefetch(key + d, 0, 3);
+            __builtin_prefetch(value + d, 0, 3);
+        }
+    }
+}
+
 /// Fills the state of every row whose head and query are set: empty accumulators, no key seen,
 /// key ends; and, with `queries`, the scaled queries (else load_queries does, tile by tile).
 inline void start_rows(const attention_problem& p, row_set& s, bool queries) {
