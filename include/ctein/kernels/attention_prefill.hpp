@@ -386,9 +386,10 @@ inline std::size_t l2_cache_bytes() noexcept {
 /// Whether the steps ask for the next span's keys and values during the span before
 /// (prefetch_block_share): when a head's K and V take L2's size or more, every piece reads them
 /// again from L3, which cost 3 points of the FMA peak at D = 128, T = 2048 (`kernel_layers`: 90.5 %
-/// with 8 blocks in L2 over and over, 87.4 % over all 32). Asked for ahead, such calls ran
-/// 1.02-1.04 x faster; where K and V stay in L2 the requests only took L1's room, 0.985-0.995 x
-/// (paired calls, one Sapphire Rapids core, docs/benchmarks.md).
+/// with 8 blocks in L2 over and over, 87.4 % over all 32). Asked for ahead, D = 128 calls at
+/// T = 2048 and 4096 ran 1.015-1.03 x faster (medians of rounds; D = 64 at T = 4096 level); where
+/// K and V stay in L2 the requests only took L1's room, 0.983-0.995 x (paired calls, one Sapphire
+/// Rapids core, docs/benchmarks.md).
 inline bool asks_blocks_ahead(const attention_problem& p, const packed_operands& ops) noexcept {
     const std::size_t word = ops.pairs ? 2 : 4; // bytes a packed element takes
     const std::size_t v_bytes = p.keys * (ops.v ? ops.dp * word : p.head_size * sizeof(float));
