@@ -26,7 +26,9 @@
 #include <utility>
 #include <vector>
 
+#if __has_include(<unistd.h>) // sysconf: the L2 size (l2_cache_bytes)
 #include <unistd.h>
+#endif
 
 #include "detail/quiet_intrinsics_begin.hpp"
 
