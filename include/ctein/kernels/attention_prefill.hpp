@@ -159,6 +159,11 @@ struct packed_operands {
         return (p.keys + block_keys - 1) / block_keys;
     }
 
+    /// Bytes of one packed key block: dp x block_keys floats, or as many bfloat16 in pairs.
+    [[nodiscard]] std::size_t key_block_bytes() const noexcept {
+        return dp * block_keys * (pairs ? sizeof(std::uint16_t) : sizeof(float));
+    }
+
     [[nodiscard]] float* k_block(const attention_problem& p, std::size_t b, std::size_t kh,
                                  std::size_t block) const noexcept {
         return packed.data() + (rooms.of(b * p.kv_heads + kh) * blocks + block) * dp * block_keys;
@@ -393,17 +398,9 @@ inline std::size_t l2_cache_bytes() noexcept {
 /// K and V stay in L2 the requests only took L1's room, 0.983-0.995 x (paired calls, one Sapphire
 /// Rapids core, docs/benchmarks.md).
 inline bool asks_blocks_ahead(const attention_problem& p, const packed_operands& ops) noexcept {
-    const std::size_t word = ops.pairs ? 2 : 4; // bytes a packed element takes
-    const std::size_t v_bytes = p.keys * (ops.v ? ops.dp * word : p.head_size * sizeof(float));
-    return p.keys * ops.dp * word + v_bytes >= l2_cache_bytes();
-}
-
-/// Asks for share `part` of `parts` of the `bytes` at `from` to be loaded into L1.
-inline void prefetch_share(const void* from, std::size_t bytes, std::size_t part,
-                           std::size_t parts) noexcept {
-    const auto* at = static_cast<const char*>(from);
-    for (std::size_t b = bytes * part / parts / 64 * 64; b < bytes * (part + 1) / parts; b += 64)
-        __builtin_prefetch(at + b, 0, 3);
+    const std::size_t k_bytes = ops.blocks * ops.key_block_bytes();
+    // packed values take the keys' room (pairs of keys, or padded float rows); in place, V's rows
+    return k_bytes + (ops.v ? k_bytes : p.keys * p.head_size * sizeof(float)) >= l2_cache_bytes();
 }
 
 /// Asks for share `part` of `parts` of key block `block` of (b, kh) as the first step to reach
@@ -423,17 +420,15 @@ inline void prefetch_block_share(const attention_problem& p, const packed_operan
         return;
     }
     if (state != block_packed) return; // another thread is packing it
-    const std::size_t block_bytes = ops.dp * block_keys * (ops.pairs ? 2 : 4);
-    prefetch_share(ops.k_block(p, b, kh, block), block_bytes, part, parts);
+    prefetch_share(ops.k_block(p, b, kh, block), ops.key_block_bytes(), part, parts);
     if (ops.v) {
-        prefetch_share(ops.v_block(p, b, kh, block), ops.pairs ? block_bytes : keys * ops.dp * sizeof(float),
-                       part, parts);
+        prefetch_share(ops.v_block(p, b, kh, block),
+                       ops.pairs ? ops.key_block_bytes() : keys * ops.dp * sizeof(float), part, parts);
         return;
     }
     const float* v = static_cast<const float*>(p.v) + token_offset(p.v_strides, b, kh, 0);
     for (std::size_t j = from; j < to; ++j)
-        prefetch_share(v + static_cast<std::ptrdiff_t>(j) * p.v_strides.token, p.head_size * sizeof(float), 0,
-                       1);
+        prefetch_share(v + static_cast<std::ptrdiff_t>(j) * p.v_strides.token, p.head_size * sizeof(float));
 }
 
 /// The first key and the row range (over every row of the tile [first, first + rows)) a tile sees.

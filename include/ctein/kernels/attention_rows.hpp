@@ -234,6 +234,15 @@ inline void load_queries(const attention_problem& p, row_set& s, std::size_t fir
     }
 }
 
+/// Asks for share `part` of `parts` of the `bytes` at `from` to be loaded into L1 (all of them:
+/// part 0 of 1).
+inline void prefetch_share(const void* from, std::size_t bytes, std::size_t part = 0,
+                           std::size_t parts = 1) noexcept {
+    const auto* at = static_cast<const char*>(from);
+    for (std::size_t b = bytes * part / parts / 64 * 64; b < bytes * (part + 1) / parts; b += 64)
+        __builtin_prefetch(at + b, 0, 3);
+}
+
 /// Asks for the queries of rows [first, first + count) to be brought into the cache, so that
 /// loading them later does not wait for memory.
 inline void prefetch_queries(const attention_problem& p, const row_set& s, std::size_t first,
@@ -241,8 +250,7 @@ inline void prefetch_queries(const attention_problem& p, const row_set& s, std::
     const std::size_t bytes = p.head_size * element_bytes(p.q_type);
     for (std::size_t r = first; r < std::min(first + count, s.count); ++r) {
         if (!s.real(r)) continue;
-        const auto* from = static_cast<const char*>(query_row(p, s, r));
-        for (std::size_t k = 0; k < bytes; k += 64) __builtin_prefetch(from + k, 0, 3);
+        prefetch_share(query_row(p, s, r), bytes);
     }
 }
 
@@ -252,14 +260,8 @@ inline void prefetch_rows(const attention_problem& p, const void* k, const void*
                           std::size_t stop) noexcept {
     const std::size_t bytes = p.head_size * element_bytes(p.kv_type);
     for (std::size_t j = first; j < std::min(stop, first + block_keys); ++j) {
-        const auto* key = static_cast<const char*>(
-            element_at(k, p.kv_type, static_cast<std::ptrdiff_t>(j) * p.k_strides.token));
-        const auto* value = static_cast<const char*>(
-            element_at(v, p.kv_type, static_cast<std::ptrdiff_t>(j) * p.v_strides.token));
-        for (std::size_t d = 0; d < bytes; d += 64) {
-            __builtin_prefetch(key + d, 0, 3);
-            __builtin_prefetch(value + d, 0, 3);
-        }
+        prefetch_share(element_at(k, p.kv_type, static_cast<std::ptrdiff_t>(j) * p.k_strides.token), bytes);
+        prefetch_share(element_at(v, p.kv_type, static_cast<std::ptrdiff_t>(j) * p.v_strides.token), bytes);
     }
 }
 
