@@ -19,9 +19,14 @@ BENCH_BUILD ?= build-bench
 
 DEMO_PACKAGES := g++ cmake make xtensor-dev libxsimd-dev libboost-dev nlohmann-json3-dev
 TEST_PACKAGES := $(DEMO_PACKAGES) catch2 clang-14 libclang-rt-14-dev
-BENCH_PACKAGES := $(DEMO_PACKAGES) libbenchmark-dev python3 python3-venv python3-torch
+BENCH_PACKAGES := $(DEMO_PACKAGES) libbenchmark-dev libopenblas-dev python3 python3-venv python3-torch
 
 .PHONY: demo test test-sanitize test-threads bench bench-report clean
+
+# The benchmarks' build, configured after the engines' Python is found or made (tools/engine-python):
+# its PyTorch 2.x is the attention rows' peer, linked into ctein_bench_attention.
+CONFIGURE_BENCH = python=$$(tools/engine-python $(BENCH_BUILD)) || python=; \
+	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DCTEIN_BUILD_BENCHMARKS=ON $${python:+-DCTEIN_TORCH_PYTHON=$$python}
 
 SEED_EXAMPLES := seed000_mha seed004_cross seed001_fused_qkv gpt2_block seed003_gqa seed002_rope_generation
 DEMO_EXAMPLES := ctein_demo ctein_example_xtensor ctein_example_attention ctein_example_expressions \
@@ -67,7 +72,7 @@ test-threads:
 
 bench:
 	tools/install-packages $(BENCH_PACKAGES)
-	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DCTEIN_BUILD_BENCHMARKS=ON
+	$(CONFIGURE_BENCH)
 	cmake --build $(BENCH_BUILD) -j$(JOBS) --target ctein_bench_rearrange ctein_bench_reduce ctein_bench_gemm ctein_bench_attention ctein_bench_elementwise ctein_bench_blocks
 	rm -rf $(BENCH_BUILD)/results && mkdir -p $(BENCH_BUILD)/results
 	$(BENCH_BUILD)/benchmarks/ctein_bench_rearrange --benchmark_out=$(BENCH_BUILD)/results/rearrange.json
@@ -89,7 +94,7 @@ bench:
 # docs/benchmarks.md (build-bench/results/report.md). Run nothing else meanwhile.
 bench-report:
 	tools/install-packages $(BENCH_PACKAGES) python3-matplotlib
-	cmake -S . -B $(BENCH_BUILD) -DCMAKE_BUILD_TYPE=Release -DCTEIN_BUILD_BENCHMARKS=ON
+	$(CONFIGURE_BENCH)
 	cmake --build $(BENCH_BUILD) -j$(JOBS) --target ctein_bench_rearrange ctein_bench_attention
 	python3 benchmarks/report.py $(BENCH_BUILD)
 

@@ -30,13 +30,15 @@ function(ctein_add_torch_peer target version include_dir)
                                                  CTEIN_TORCH_FUSED=${fused})
 endfunction()
 
-# PyTorch from pip: asked of the python3 on the PATH, then of pyenv's Pythons (Debian's python3
+# PyTorch from pip: asked of CTEIN_TORCH_PYTHON (make bench passes the engines' Python,
+# tools/engine-python), then of the python3 on the PATH, then of pyenv's Pythons (Debian's python3
 # imports Debian's torch 1.x, which does not count here). Importing torch takes seconds, so the
 # directory found is kept in the cache.
+set(CTEIN_TORCH_PYTHON "" CACHE FILEPATH "A Python whose torch (2.x, from pip) is the attention peer; searched first")
 if(NOT CTEIN_TORCH_DIR)
     find_program(ctein_python NAMES python3 python NO_CACHE)
     file(GLOB ctein_pyenv_pythons "$ENV{HOME}/.pyenv/versions/*/bin/python3")
-    foreach(python IN LISTS ctein_python ctein_pyenv_pythons)
+    foreach(python IN LISTS CTEIN_TORCH_PYTHON ctein_python ctein_pyenv_pythons)
         execute_process(
             COMMAND "${python}" -c "import os, torch; print(os.path.dirname(torch.__file__)); print(int(torch.compiled_with_cxx11_abi()))"
             OUTPUT_VARIABLE answer RESULT_VARIABLE failed ERROR_QUIET TIMEOUT 120)
