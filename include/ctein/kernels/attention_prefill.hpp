@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#if __has_include(<unistd.h>) // sysconf: the L2 size (l2_cache_bytes)
+#if __has_include(<unistd.h>) // sysconf: the caches' sizes (cache_bytes)
 #include <unistd.h>
 #endif
 
@@ -381,26 +381,44 @@ inline packed_block_at packed_block(const attention_problem& p, const packed_ope
     return shared;
 }
 
-/// Bytes of this core's L2 (1 MiB where the system does not say).
-inline std::size_t l2_cache_bytes() noexcept {
-#if defined(_SC_LEVEL2_CACHE_SIZE)
-    static const long reported = ::sysconf(_SC_LEVEL2_CACHE_SIZE);
+/// Bytes of this core's cache at `level` (1: data) as the system reports them, `otherwise` where
+/// it does not say.
+inline std::size_t cache_bytes([[maybe_unused]] int level, std::size_t otherwise) noexcept {
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+    const long reported = ::sysconf(level == 1 ? _SC_LEVEL1_DCACHE_SIZE : _SC_LEVEL2_CACHE_SIZE);
     if (reported > 0) return static_cast<std::size_t>(reported);
 #endif
-    return std::size_t{1} << 20;
+    return otherwise;
+}
+
+/// Bytes of this core's L1 data cache and L2 (48 KiB and 1 MiB where the system does not say).
+inline std::size_t l1_cache_bytes() noexcept {
+    static const std::size_t bytes = cache_bytes(1, std::size_t{48} << 10);
+    return bytes;
+}
+inline std::size_t l2_cache_bytes() noexcept {
+    static const std::size_t bytes = cache_bytes(2, std::size_t{1} << 20);
+    return bytes;
 }
 
 /// Whether the steps ask for the next span's keys and values during the span before
 /// (prefetch_block_share): when a head's K and V take L2's size or more, every piece reads them
-/// again from L3, which cost 3 points of the FMA peak at D = 128, T = 2048 (`kernel_layers`: 90.5 %
-/// with 8 blocks in L2 over and over, 87.4 % over all 32). Asked for ahead, D = 128 calls at
-/// T = 2048 and 4096 ran 1.015-1.03 x faster (medians of rounds; D = 64 at T = 4096 level); where
-/// K and V stay in L2 the requests only took L1's room, 0.983-0.995 x (paired calls, one Sapphire
-/// Rapids core, docs/benchmarks.md).
-inline bool asks_blocks_ahead(const attention_problem& p, const packed_operands& ops) noexcept {
+/// again from L3, which cost 3 points of the FMA peak at D = 128, T = 2048 on a Sapphire Rapids
+/// core (`kernel_layers`: 90.5 % with 8 blocks in L2 over and over, 87.4 % over all 32). Asked
+/// for ahead there (L1 48 KiB, L2 2 MiB), D = 128 calls at T = 2048 and 4096 ran 1.015-1.03 x
+/// faster (medians of rounds; D = 64 at T = 4096 level); where K and V stay in L2 the requests
+/// only took L1's room, 0.983-0.995 x. On a Zen 4 core (L1 32 KiB, L2 1 MiB) the same requests
+/// made D = 64 and 128 at T = 2048 1.006-1.016 x slower and T = 4096 no faster (asked into L2
+/// only, level): there a block of keys and a round's weights fill L1, and the hardware's own
+/// prefetchers keep up. So they are made only where L1 holds 48 KiB or more (paired calls,
+/// docs/benchmarks.md).
+/// `l1` and `l2`: the caches' bytes (this core's unless given).
+inline bool asks_blocks_ahead(const attention_problem& p, const packed_operands& ops,
+                              std::size_t l1 = l1_cache_bytes(), std::size_t l2 = l2_cache_bytes()) noexcept {
+    if (l1 < (std::size_t{48} << 10)) return false;
     const std::size_t k_bytes = ops.blocks * ops.key_block_bytes();
     // packed values take the keys' room (pairs of keys, or padded float rows); in place, V's rows
-    return k_bytes + (ops.v ? k_bytes : p.keys * p.head_size * sizeof(float)) >= l2_cache_bytes();
+    return k_bytes + (ops.v ? k_bytes : p.keys * p.head_size * sizeof(float)) >= l2;
 }
 
 /// Asks for share `part` of `parts` of key block `block` of (b, kh) as the first step to reach
