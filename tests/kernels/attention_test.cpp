@@ -1007,16 +1007,18 @@ TEST_CASE("a prefill whose heads' keys and values outgrow L2 asks for each next 
         INFO(k.name << ", Tk " << keys);
         const packed_operands ops(c.p, padded_head_size(d), 1, 1);
         CHECK(asks_blocks_ahead(c.p, ops, 48 << 10, l2_cache_bytes()));
-        CHECK_FALSE(asks_blocks_ahead(c.p, ops, 32 << 10, l2_cache_bytes())); // a Zen 4 core's L1
+        CHECK_FALSE(asks_blocks_ahead(c.p, ops, 32 << 10, l2_cache_bytes()));     // a Zen 4 core's L1
         CHECK_FALSE(asks_blocks_ahead(c.p, ops, 48 << 10, 4 * l2_cache_bytes())); // K and V fit in L2
         {
             // Every share of every block, unpacked and packed, whether or not this core's calls ask:
             // the packing states the requests read (the sanitizers' build checks them).
             const ctein::kernels::head_room_scope room(ops.rooms, 0);
             for (std::size_t block = 0; block < ops.blocks; ++block) {
-                for (std::size_t part = 0; part < 5; ++part) prefetch_block_share(c.p, ops, 0, 0, block, part, 5);
+                for (std::size_t part = 0; part < 5; ++part)
+                    prefetch_block_share(c.p, ops, 0, 0, block, part, 5);
                 REQUIRE(pack_unless_begun(c.p, ops, 0, 0, block));
-                for (std::size_t part = 0; part < 5; ++part) prefetch_block_share(c.p, ops, 0, 0, block, part, 5);
+                for (std::size_t part = 0; part < 5; ++part)
+                    prefetch_block_share(c.p, ops, 0, 0, block, part, 5);
             }
         }
         check_against_reference(c);
