@@ -381,8 +381,8 @@ inline packed_block_at packed_block(const attention_problem& p, const packed_ope
     return shared;
 }
 
-/// Bytes of this core's cache at `level` (1: data) as the system reports them, `otherwise` where
-/// it does not say.
+/// Bytes of this core's L1 data cache (`level` 1) or L2 (any other) as the system reports them,
+/// `otherwise` where it does not say.
 inline std::size_t cache_bytes([[maybe_unused]] int level, std::size_t otherwise) noexcept {
 #if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
     const long reported = ::sysconf(level == 1 ? _SC_LEVEL1_DCACHE_SIZE : _SC_LEVEL2_CACHE_SIZE);
@@ -408,8 +408,8 @@ inline std::size_t l2_cache_bytes() noexcept {
 /// for ahead there (L1 48 KiB, L2 2 MiB), D = 128 calls at T = 2048 and 4096 ran 1.015-1.03 x
 /// faster (medians of rounds; D = 64 at T = 4096 level); where K and V stay in L2 the requests
 /// only took L1's room, 0.983-0.995 x. On a Zen 4 core (L1 32 KiB, L2 1 MiB) the same requests
-/// made D = 64 and 128 at T = 2048 1.006-1.016 x slower and T = 4096 no faster (asked into L2
-/// only, level): there a block of keys and a round's weights fill L1, and the hardware's own
+/// made D = 64 and 128 at T = 2048 1.003-1.016 x slower and T = 4096 1.000-1.009 x (asked into
+/// L2 only, 1.000-1.007 x): there a block of keys and a round's weights fill L1, and the hardware's own
 /// prefetchers keep up. So they are made only where L1 holds 48 KiB or more (paired calls,
 /// docs/benchmarks.md).
 /// `l1` and `l2`: the caches' bytes (this core's unless given).
