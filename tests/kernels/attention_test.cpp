@@ -711,6 +711,60 @@ TEST_CASE("attention reads bfloat16 and float16 operands as the floats they hold
     }
 }
 
+// The decode reads bfloat16 keys and values split (split_pairs.hpp): the even features of each
+// chunk of 2 · lanes by a shift of the 32-bit words, the odd ones by a mask, the queries and
+// output accumulators in that order, and a head size of an odd number of batches ends on one
+// batch in feature order.
+TEST_CASE("split bfloat16 chunks hold the floats of the even, then the odd features", "[attention]") {
+    using namespace ctein::kernels::attention_detail;
+    constexpr std::size_t n = lanes * 5; // two whole chunks and a batch past them
+    alignas(64) float row[n], back[n];
+    std::vector<ctein::bfloat16> h(n);
+    for (std::size_t f = 0; f < n; ++f) {
+        h[f] = ctein::bfloat16(static_cast<float>(f) + 0.5f);
+        row[f] = static_cast<float>(f);
+    }
+    REQUIRE(split_features(n) == 4 * lanes);
+    for (std::size_t w = 0; w < split_features(n); w += split_chunk) {
+        const auto [even, odd] = load_split(h.data() + w);
+        for (std::size_t i = 0; i < lanes; ++i) {
+            CHECK(even.get(i) == static_cast<float>(w + 2 * i) + 0.5f);
+            CHECK(odd.get(i) == static_cast<float>(w + 2 * i + 1) + 0.5f);
+        }
+    }
+    split_row(row, n);
+    for (std::size_t w = 0; w < split_features(n); w += split_chunk)
+        for (std::size_t i = 0; i < lanes; ++i) {
+            CHECK(row[w + i] == static_cast<float>(w + 2 * i));
+            CHECK(row[w + lanes + i] == static_cast<float>(w + 2 * i + 1));
+        }
+    for (std::size_t f = split_features(n); f < n; ++f) CHECK(row[f] == static_cast<float>(f));
+    join_row(row, back, n);
+    for (std::size_t f = 0; f < n; ++f) CHECK(back[f] == static_cast<float>(f));
+}
+
+TEST_CASE("a bfloat16 KV cache's decode for every head size, group and query count", "[attention]") {
+    using ctein::kernels::element_type;
+    // 16 to 256 features: one split chunk, chunks with a batch past them (AVX-512: 48, 80; AVX2:
+    // 40), P·V passes of one and two chunks; 70 keys (one partial block) and 600 (two chunks of
+    // the decode's keys); groups of 1, 4 and 6 query heads, 1 to 4 queries.
+    const std::size_t sizes[] = {16, 32, 40, 48, 80, 96, 128, 256};
+    const std::pair<std::size_t, std::size_t> heads[] = {{2, 2}, {8, 2}, {6, 1}};
+    for (std::size_t d : sizes)
+        for (auto [hq, hkv] : heads)
+            for (std::size_t tq : {1, 2, 4})
+                for (std::size_t tk : {70, 600})
+                    for (bool queries : {false, true}) {
+                        const bool strided = (d + tq + tk) % 2 == 1;
+                        call c({1, hq, hkv, tq, tk, d}, strided, static_cast<std::uint32_t>(d + tq));
+                        c.narrow(element_type::bf16, queries);
+                        INFO(describe(c.sh) << ", Hq " << hq << ", Hkv " << hkv
+                                            << (queries ? ", bfloat16 q, k, v" : ", bfloat16 k, v")
+                                            << (strided ? ", strided" : ""));
+                        check_against_reference(c);
+                    }
+}
+
 // With bfloat16 q, k and v the prefill multiplies pairs: on AMX tiles of 16 rows where the CPU has
 // them and the head size is a multiple of 32 (the tiles' rows then cross from one head of a group
 // to the next, and a block of 33 or 129 keys ends half-way through a tile's 32 keys), else on

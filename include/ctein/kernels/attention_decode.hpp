@@ -1,7 +1,9 @@
 // attention_decode: the fused attention kernel for a few queries over many keys (a KV-cache decode
 // step). Work is split along the keys into chunks of a fixed length; each chunk leaves a partial
 // softmax state (max, sum, unnormalised output) per row, and a merge combines them. Keys are read
-// as they are stored, once for every query head of their group: the step is bound by memory.
+// as they are stored, once for every query head of their group: the step is bound by memory, or,
+// for a group's heads over keys in the cache, by its multiply-adds. bfloat16 keys and values are
+// read in split chunks (split_pairs.hpp), which spares the lane shuffles of widening.
 #pragma once
 
 #include "attention_dropout.hpp"
@@ -9,6 +11,7 @@
 #include "attention_prefill.hpp"
 #include "attention_rows.hpp"
 #include "attention_tile.hpp"
+#include "split_pairs.hpp"
 #include "thread_pool.hpp"
 
 #include <algorithm>
@@ -60,6 +63,10 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
         s.query[r] = r < rows ? static_cast<std::int64_t>(r % p.queries) : -1;
     }
     start_rows(p, s, true);
+    // bfloat16 keys and values are read split (split_pairs.hpp): the queries they meet are put in
+    // that order, and the outputs back in feature order at the end
+    if (rows_type == element_type::bf16)
+        for (std::size_t r = 0; r < count; ++r) split_row(s.q + r * dp, dp);
 
     const std::size_t c0 = chunk * decode_chunk;
     const auto c1 = static_cast<std::ptrdiff_t>(std::min(p.keys, c0 + decode_chunk));
@@ -136,7 +143,10 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
         float* to = state + r * (dp + 2);
         to[0] = s.m[r];
         to[1] = row_sum(s, r);
-        std::copy_n(s.o + r * dp, dp, to + 2);
+        if (rows_type == element_type::bf16)
+            join_row(s.o + r * dp, to + 2, dp);
+        else
+            std::copy_n(s.o + r * dp, dp, to + 2);
     }
 }
 

@@ -9,6 +9,7 @@
 #include "exp2.hpp"
 #include "multiply_add.hpp"
 #include "register_hint.hpp"
+#include "split_pairs.hpp"
 
 #include <algorithm>
 #include <array>
@@ -273,7 +274,9 @@ template <std::size_t Uses>
 /// two chains): one key at a time, q was loaded again for every key, and a 16-bit decode took
 /// 1.02-1.10 x as long (paired calls, one Zen 3 core, MHA and GQA, Tk 512-2048). Float keys go
 /// one at a time: read 4 at a time, their lines were no longer read in order, and a decode whose
-/// keys came from memory (GQA 32/8 x 128, Tk 2048 and 4096) took 1.15-1.2 x as long.
+/// keys came from memory (GQA 32/8 x 128, Tk 2048 and 4096) took 1.15-1.2 x as long. bfloat16
+/// keys of 4 rows 4 at a time (their registers would hold them, with one chain) ran 0.87 x as
+/// fast from memory (one Zen 4 core).
 template <std::size_t Rows, class E>
 inline constexpr std::size_t keys_at_once = std::is_same_v<E, float>
                                                 ? 1
@@ -292,6 +295,28 @@ template <std::size_t Rows, std::size_t Keys, class E>
         const batch qr = shared_by<Keys>(batch::load_aligned(q + r * dp + w));
         unrolled<Keys>([&](auto k) __attribute__((always_inline)) {
             acc[r][k] = multiply_add(qr, kw[k], acc[r][k]);
+        });
+    });
+}
+
+/// add_feature_batch over the split chunk of bfloat16 keys at feature w, the queries in split
+/// order (split_pairs.hpp): a load, a shift and a mask per key for two batches of features, where
+/// widening took a load, a lane shuffle and a shift per batch.
+template <std::size_t Rows, std::size_t Keys>
+[[gnu::always_inline]] inline void add_split_chunk(batch (&acc)[Rows][Keys], const float* q, std::size_t dp,
+                                                   const bfloat16* const (&key)[Keys],
+                                                   std::size_t w) noexcept {
+    batch even[Keys], odd[Keys];
+    unrolled<Keys>([&](auto k) __attribute__((always_inline)) {
+        const auto [e, o] = load_split(key[k] + w);
+        even[k] = shared_by<Rows>(e);
+        odd[k] = shared_by<Rows>(o);
+    });
+    unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
+        const batch qe = shared_by<Keys>(batch::load_aligned(q + r * dp + w));
+        const batch qo = shared_by<Keys>(batch::load_aligned(q + r * dp + w + lanes));
+        unrolled<Keys>([&](auto k) __attribute__((always_inline)) {
+            acc[r][k] = multiply_add(qo, odd[k], multiply_add(qe, even[k], acc[r][k]));
         });
     });
 }
@@ -321,9 +346,13 @@ template <std::size_t Rows, class E>
                                   std::ptrdiff_t vs) noexcept {
     constexpr std::size_t together = keys_at_once<Rows, E>;
     // Two chains per row and key (even and odd batches of features): in one, each multiply-add
-    // waited on the one before (16 in a row at d = 128). The same two for every key type and row
-    // count, so that 16-bit keys give the scores of floats of the same values, bit for bit.
-    constexpr std::size_t chains = 2;
+    // waited on the one before (16 in a row at d = 128), and float16 keys give the scores of
+    // floats of the same values, bit for bit. bfloat16 keys, read split (add_split_chunk), take
+    // one: with `together` x Rows >= 4 chains in flight, the second only cost its adds
+    // (paired calls, one Zen 4 core, keys in the cache: 1.02-1.10 x faster with one, GQA 32/8 x
+    // 128, MHA 12 x 64, 3 queries of d = 96; twice as many keys at once then ran 0.87 x as fast
+    // from memory, see keys_at_once).
+    constexpr std::size_t chains = std::is_same_v<E, bfloat16> ? 1 : 2;
     static_assert(lanes % together == 0);
     for (std::size_t c = 0; c < block_keys / lanes; ++c) {
         // per row, a batch of partial products per key, summed once the `lanes` keys are done
@@ -357,10 +386,13 @@ template <std::size_t Rows, class E>
                 });
             });
             std::size_t w = 0;
-            for (; w + chains * lanes <= dp; w += chains * lanes)
-                unrolled<chains>([&](auto h) __attribute__((always_inline)) {
-                    add_feature_batch(acc[h], q, dp, key, w + h * lanes);
-                });
+            if constexpr (std::is_same_v<E, bfloat16>) // split chunks: even features in chain 0
+                for (; w < split_features(dp); w += split_chunk) add_split_chunk(acc[0], q, dp, key, w);
+            else
+                for (; w + chains * lanes <= dp; w += chains * lanes)
+                    unrolled<chains>([&](auto h) __attribute__((always_inline)) {
+                        add_feature_batch(acc[h], q, dp, key, w + h * lanes);
+                    });
             if (w < dp) add_feature_batch(acc[0], q, dp, key, w); // an odd number of batches
             unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
                 unrolled<together>([&](auto i) __attribute__((always_inline)) {
@@ -377,7 +409,9 @@ template <std::size_t Rows, class E>
 }
 
 /// Accumulators [Rows][W batches] at feature offset `at` += weights (s.p) times value rows.
-template <std::size_t Rows, std::size_t W, class E>
+/// `Split`: the W batches are W / 2 split chunks of bfloat16 values, the accumulators in split
+/// order (split_pairs.hpp).
+template <std::size_t Rows, std::size_t W, class E, bool Split = false>
 [[gnu::always_inline]] inline void weighted_values(float* o, std::size_t dp, const float* p, const E* v,
                                                    std::ptrdiff_t vs, std::size_t keys) noexcept {
     batch acc[Rows][W];
@@ -389,9 +423,17 @@ template <std::size_t Rows, std::size_t W, class E>
     for (std::size_t j = 0; j < keys; ++j) {
         const E* vj = v + static_cast<std::ptrdiff_t>(j) * vs;
         batch vv[W];
-        unrolled<W>([&](auto w) __attribute__((always_inline)) {
-            vv[w] = in_register(load_widened(vj + w * lanes));
-        });
+        if constexpr (Split) {
+            unrolled<W / 2>([&](auto c) __attribute__((always_inline)) {
+                const auto [even, odd] = load_split(vj + c * split_chunk);
+                vv[2 * c] = in_register(even);
+                vv[2 * c + 1] = in_register(odd);
+            });
+        } else {
+            unrolled<W>([&](auto w) __attribute__((always_inline)) {
+                vv[w] = in_register(load_widened(vj + w * lanes));
+            });
+        }
         unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
             const batch pj(p[r * block_keys + j]);
             unrolled<W>([&](auto w) __attribute__((always_inline)) {
@@ -457,15 +499,43 @@ template <std::size_t D, std::size_t Rows, class Pass>
     }
 }
 
-/// P·V over every pass of the padded head size.
+/// for_each_value_pass over bfloat16 values read split (split_pairs.hpp): passes of whole split
+/// chunks, pass(integral_constant<W>, at, true), then the last batch, in feature order, when the
+/// head size is an odd number of batches: pass(integral_constant<1>, at, false).
+template <std::size_t Rows, class Pass>
+[[gnu::always_inline]] inline void for_each_split_value_pass(std::size_t dp, Pass&& pass) {
+    constexpr std::size_t widest = widest_pass<Rows> / 2; // in chunks
+    static_assert(widest >= 1 && widest <= 2);
+    const std::size_t chunks = split_features(dp) / split_chunk, passes = (chunks + widest - 1) / widest;
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < passes; ++i) {
+        const std::size_t width = pass_width(chunks, widest, i);
+        if (width == 1)
+            pass(std::integral_constant<std::size_t, 2>{}, at, std::true_type{});
+        else
+            pass(std::integral_constant<std::size_t, 2 * widest>{}, at, std::true_type{});
+        at += width * split_chunk;
+    }
+    if (at < dp) pass(std::integral_constant<std::size_t, 1>{}, at, std::false_type{});
+}
+
+/// P·V over every pass of the padded head size; bfloat16 values read split, into accumulators in
+/// split order.
 template <std::size_t D, std::size_t Rows, class E>
 inline void all_weighted_values(float* o, std::size_t dp, const float* p, const E* v, std::ptrdiff_t vs,
                                 std::size_t keys) noexcept {
     if constexpr (D != 0) dp = D;
-    for_each_value_pass<D, Rows>(
-        dp, [&](auto width, std::size_t at) __attribute__((always_inline)) {
-            weighted_values<Rows, width>(o + at, dp, p, v + at, vs, keys);
-        });
+    if constexpr (std::is_same_v<E, bfloat16>) {
+        for_each_split_value_pass<Rows>(
+            dp, [&](auto width, std::size_t at, auto split) __attribute__((always_inline)) {
+                weighted_values<Rows, width, E, split>(o + at, dp, p, v + at, vs, keys);
+            });
+    } else {
+        for_each_value_pass<D, Rows>(
+            dp, [&](auto width, std::size_t at) __attribute__((always_inline)) {
+                weighted_values<Rows, width>(o + at, dp, p, v + at, vs, keys);
+            });
+    }
 }
 
 #if defined(__AVX512BF16__) && defined(__AVX512F__)
