@@ -193,8 +193,8 @@ double worst_error(const call& c, const ctein::testing::naive_attention_result& 
 /// vdpbf16ps or AMX (bfloat16 q, k and v on a CPU with AVX512-BF16, no weights asked for), each
 /// weight moves by at most 2^-8 of itself (8 significant bits, rounded to nearest), and the
 /// output, a sum of values with weights that add up to 1 (1 / (1 - p) at most after dropout), by
-/// at most 2^-8 of the largest |value| times that sum. Elsewhere nothing, and in the decode (its
-/// q·kᵀ on vdpbf16ps too, but float weights).
+/// at most 2^-8 of the largest |value| times that sum. Elsewhere nothing: the decode, too, keeps
+/// float weights.
 double weight_rounding(const call& c) {
     using namespace ctein::kernels::attention_detail;
     if (!bf16_dot_products(c.p) || c.p.weights != nullptr || c.p.queries <= decode_queries) return 0.0;
