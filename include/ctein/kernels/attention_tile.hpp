@@ -10,6 +10,7 @@
 #include "multiply_add.hpp"
 #include "register_hint.hpp"
 #include "split_pairs.hpp"
+#include "tile_vectors.hpp"
 
 #include <algorithm>
 #include <array>
@@ -84,18 +85,7 @@ struct key_block {
     std::size_t weights_stride = block_keys;
 };
 
-namespace tile_vectors {
-typedef float floats __attribute__((vector_size(lanes * sizeof(float))));
-
-/// A batch as the compiler's vector of floats, and back, register to register: copied with
-/// memcpy, g++ 12 moved batches through the stack in 16-byte halves and reloaded them whole, each
-/// reload waiting on both stores (on AVX2 a 16-bit decode's q·kᵀ took 1.2 x as long).
-[[gnu::always_inline]] inline floats as_floats(batch x) noexcept {
-    return static_cast<floats>(static_cast<batch::register_type>(x));
-}
-[[gnu::always_inline]] inline batch as_batch(floats x) noexcept {
-    return batch(static_cast<batch::register_type>(x));
-}
+namespace tile_vectors { // the folds' shuffles, on tile_vectors.hpp's vectors
 
 /// Lane L of a fold with half-width W: the low halves of the W-wide groups of a and b, side by
 /// side (the high halves are the same indices plus W).

@@ -7,6 +7,7 @@
 
 #include "../core/half_precision.hpp"
 #include "../core/simd_headers.hpp"
+#include "tile_vectors.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -35,7 +36,7 @@ load_split(const bfloat16* from) noexcept {
 }
 
 namespace split_detail {
-using floats = float __attribute__((vector_size(xsimd::batch<float>::size * sizeof(float))));
+using tile_vectors::floats;
 
 template <int Shift, std::size_t... L>
 [[gnu::always_inline]] inline floats every_other(floats a, floats b, std::index_sequence<L...>) noexcept {
@@ -52,38 +53,30 @@ template <bool High, std::size_t... L>
 [[gnu::always_inline]] inline floats joined(floats even, floats odd, std::index_sequence<L...>) noexcept {
     return __builtin_shufflevector(even, odd, joined_index(L, High)...);
 }
-
-[[gnu::always_inline]] inline floats as_floats(xsimd::batch<float> x) noexcept {
-    return static_cast<floats>(static_cast<xsimd::batch<float>::register_type>(x));
-}
 } // namespace split_detail
 
 /// Puts each whole split chunk of the aligned row `row` (`dp` floats) in split order, in place.
 inline void split_row(float* row, std::size_t dp) noexcept {
-    using batch = xsimd::batch<float>;
+    using tile_vectors::as_batch, tile_vectors::as_floats, tile_vectors::batch;
     constexpr auto each = std::make_index_sequence<batch::size>{};
     for (std::size_t w = 0; w < split_features(dp); w += split_chunk) {
-        const auto a = split_detail::as_floats(batch::load_aligned(row + w));
-        const auto b = split_detail::as_floats(batch::load_aligned(row + w + batch::size));
-        const auto even = split_detail::every_other<0>(a, b, each),
-                   odd = split_detail::every_other<1>(a, b, each);
-        batch(static_cast<batch::register_type>(even)).store_aligned(row + w);
-        batch(static_cast<batch::register_type>(odd)).store_aligned(row + w + batch::size);
+        const auto a = as_floats(batch::load_aligned(row + w)),
+                   b = as_floats(batch::load_aligned(row + w + batch::size));
+        as_batch(split_detail::every_other<0>(a, b, each)).store_aligned(row + w);
+        as_batch(split_detail::every_other<1>(a, b, each)).store_aligned(row + w + batch::size);
     }
 }
 
 /// to[0, dp) = the aligned row `from` (split_row's order) in feature order.
 inline void join_row(const float* from, float* to, std::size_t dp) noexcept {
-    using batch = xsimd::batch<float>;
+    using tile_vectors::as_batch, tile_vectors::as_floats, tile_vectors::batch;
     constexpr auto each = std::make_index_sequence<batch::size>{};
     std::size_t w = 0;
     for (; w < split_features(dp); w += split_chunk) {
-        const auto even = split_detail::as_floats(batch::load_aligned(from + w));
-        const auto odd = split_detail::as_floats(batch::load_aligned(from + w + batch::size));
-        batch(static_cast<batch::register_type>(split_detail::joined<false>(even, odd, each)))
-            .store_unaligned(to + w);
-        batch(static_cast<batch::register_type>(split_detail::joined<true>(even, odd, each)))
-            .store_unaligned(to + w + batch::size);
+        const auto even = as_floats(batch::load_aligned(from + w));
+        const auto odd = as_floats(batch::load_aligned(from + w + batch::size));
+        as_batch(split_detail::joined<false>(even, odd, each)).store_unaligned(to + w);
+        as_batch(split_detail::joined<true>(even, odd, each)).store_unaligned(to + w + batch::size);
     }
     for (; w < dp; ++w) to[w] = from[w];
 }
