@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times the attention kernel of a git revision (a) against the work tree's (b) in one process:
-#   [CXX=clang++-14] benchmarks/kernel_ab/run.sh [REV] -- HQ HKV D TK f32|bf16|bf16-qkv [TQ [CAUSAL [THREADS [COLD [KEY_LENGTH]]]]] [-- ...more calls]
+#   [CXX=clang++-14] [MARCH=x86-64-v3] benchmarks/kernel_ab/run.sh [REV] -- HQ HKV D TK f32|bf16|bf16-qkv [TQ [CAUSAL [THREADS [COLD [KEY_LENGTH]]]]] [-- ...more calls]
 # REV defaults to HEAD. Prints, per call, both times and the ratio a / b (above 1: b is faster).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -11,8 +11,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/a"
 git -C "$root" archive "$rev" include | tar -x -C "$work/a"
-cxx=${CXX:-g++} # CXX=clang++-14 times the clang build
-flags=(-std=c++20 -O3 -march=native -DNDEBUG -DXTENSOR_USE_XSIMD)
+cxx=${CXX:-g++} # CXX=clang++-14 times the clang build; MARCH=x86-64-v3 an AVX2 build
+flags=(-std=c++20 -O3 -march=${MARCH:-native} -DNDEBUG -DXTENSOR_USE_XSIMD)
 here="$root/benchmarks/kernel_ab"
 "$cxx" "${flags[@]}" -DCTEIN_AB_NAMESPACE=ctein_a -I"$work/a/include" -c "$here/kernel.cpp" -o "$work/a.o" &
 "$cxx" "${flags[@]}" -DCTEIN_AB_NAMESPACE=ctein_b -I"$root/include" -c "$here/kernel.cpp" -o "$work/b.o" &

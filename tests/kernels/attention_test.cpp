@@ -767,6 +767,31 @@ TEST_CASE("a bfloat16 KV cache's decode for every head size, group and query cou
                     }
 }
 
+TEST_CASE("a grouped-query decode asks for each key's values into L2 where a block's keys and values fill L1 "
+          "(64-key blocks), results unchanged",
+          "[attention]") {
+    using namespace ctein::kernels::attention_detail;
+    using ctein::kernels::element_type;
+    const bool wide_blocks = block_keys >= 64; // AVX-512; AVX2's 32-key blocks keep L1
+    // D = 128: a block of float keys and values takes 64 KiB (AVX-512), of bfloat16 ones 32 KiB;
+    // D = 32 bfloat16, 8 KiB. Each call's decode follows this core's L1, one way or the other.
+    call wide({1, 8, 2, 1, 600, 128}, false);
+    CHECK(asks_values_into_l2(wide.p, 32 << 10) == wide_blocks);
+    CHECK(asks_values_into_l2(wide.p, 64 << 10) == wide_blocks);
+    CHECK_FALSE(asks_values_into_l2(wide.p, 128 << 10));
+    check_against_reference(wide);
+    call half({1, 8, 2, 1, 600, 128}, true);
+    half.narrow(element_type::bf16, false);
+    CHECK(asks_values_into_l2(half.p, 32 << 10) == wide_blocks); // a Zen 4 core's L1
+    CHECK_FALSE(asks_values_into_l2(half.p, 48 << 10));          // a Sapphire Rapids core's
+    check_against_reference(half);
+    call small({1, 8, 2, 2, 600, 32}, false);
+    small.narrow(element_type::bf16, false);
+    CHECK_FALSE(asks_values_into_l2(small.p, 16 << 10));
+    CHECK_FALSE(asks_values_into_l2(small.p, 32 << 10));
+    check_against_reference(small);
+}
+
 // With bfloat16 q, k and v the prefill multiplies pairs: on AMX tiles of 16 rows where the CPU has
 // them and the head size is a multiple of 32 (the tiles' rows then cross from one head of a group
 // to the next, and a block of 33 or 129 keys ends half-way through a tile's 32 keys), else on

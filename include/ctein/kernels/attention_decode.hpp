@@ -41,6 +41,17 @@ inline constexpr std::size_t decode_chunk = 8 * block_keys;
 /// also asked for key by key (row_scores).
 inline constexpr std::size_t prefetch_distance = 2;
 
+/// Whether the decode asks for each key's values into L2 rather than L1 (row_scores): where a
+/// block's keys and values take L1's size or more, in blocks of 64 keys (AVX-512). Into L1 they
+/// evicted the lines the q·kᵀ was reading; into L2, paired calls on one Zen 4 core (L1 32 KiB)
+/// ran 1.05-1.18 x faster from memory and level to 1.08 x in the cache (GQA 32/8 x 128, float
+/// and bfloat16: blocks of 64 and 32 KiB; 12 heads x 96, 3 queries: 48 KiB). Built for AVX2 on
+/// the same core (blocks of 32 keys), float at D = 128 (32 KiB) ran 0.96-0.99 x as fast into L2,
+/// bfloat16 (16 KiB) 0.90 x: those keep L1. `l1`: L1's bytes (this core's unless given).
+inline bool asks_values_into_l2(const attention_problem& p, std::size_t l1 = l1_cache_bytes()) noexcept {
+    return block_keys >= 64 && 2 * block_keys * p.head_size * element_bytes(p.kv_type) >= l1;
+}
+
 /// One chunk of keys of key/value head kh: rows are (query head of the group, query) pairs.
 /// Writes each row's partial state to `state` (rows of dp + 2 floats: max, sum, accumulators).
 template <std::size_t D>
@@ -73,6 +84,7 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
     const std::ptrdiff_t stop = std::min(c1, *std::max_element(s.end, s.end + count));
     const bool dropout = p.dropout > 0.0f;
     const dropout_rule rule(dropout ? p.dropout : 0.0f);
+    const bool into_l2 = asks_values_into_l2(p);
     const void* k_head = element_at(p.k, p.kv_type, token_offset(p.k_strides, b, kh, 0));
     const void* v_head = element_at(p.v, p.kv_type, token_offset(p.v_strides, b, kh, 0));
     // the blocks before the first one the loop asks for ahead: a piece whose keys come from memory
@@ -124,6 +136,7 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
             // The first tile asks for the block's values as it reads the keys (row_scores; steps of
             // one row never do); later tiles find them in the cache, and copies are in it already.
             blk.prefetch_values = !padded && first == 0;
+            blk.values_into_l2 = into_l2;
             // 16-bit rows through the generic head size's steps only: compiled for every head size,
             // they doubled the kernel's build (the decode is bound by memory, not by its loops)
             switch (rows_type) {

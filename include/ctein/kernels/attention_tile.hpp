@@ -67,8 +67,10 @@ struct key_block {
     bool limit = false;   ///< some row's key end falls before the tile's last column
     bool bias = false;    ///< the row set's bias tile holds the explicit mask of this block
     bool dropout = false; ///< the row set's keep tile holds the dropout factors of this block
-    /// Rows layout: the scores' pass asks for each key's values as it reads the key (row_scores).
+    /// Rows layout: the scores' pass asks for each key's values as it reads the key (row_scores),
+    /// into L2 with values_into_l2 (asks_values_into_l2), else into L1.
     bool prefetch_values = false;
+    bool values_into_l2 = false;
     /// Packed keys and values are bfloat16 pairs and the rows' queries bfloat16
     /// (bf16_dot_products): both products run on vdpbf16ps, the weights rounded to bfloat16.
     bool bf16_pairs = false;
@@ -329,11 +331,12 @@ template <std::size_t Rows, std::size_t Keys>
 /// long with its P·V as without, in the cache 1.75 x (one Zen 3 core). Asked for here: 1.24-1.34
 /// x faster from memory (fp32), 1.32-1.46 x (bfloat16), level in the cache (paired calls).
 /// Steps of one row never ask, and have no test for it in their loop: a multi-head decode gained
-/// at most 1.06 x from memory and ran 1.1 x slower in the cache.
+/// at most 1.06 x from memory and ran 1.1 x slower in the cache (asked into L2, 0.74-0.89 x).
+/// `into_l2`: asked into L2 only (asks_values_into_l2 says when).
 template <std::size_t Rows, class E>
 [[gnu::noinline]] void row_scores(const float* q, std::size_t dp, const E* k, std::ptrdiff_t ks,
                                   std::size_t keys, const float* m, float* out, const E* values,
-                                  std::ptrdiff_t vs) noexcept {
+                                  std::ptrdiff_t vs, bool into_l2) noexcept {
     constexpr std::size_t together = keys_at_once<Rows, E>;
     // Two chains per row and key (even and odd batches of features): in one, each multiply-add
     // waited on the one before (16 in a row at d = 128), and float16 keys give the scores of
@@ -364,8 +367,12 @@ template <std::size_t Rows, class E>
                 if constexpr (Rows > 1) {
                     if (values == nullptr) return;
                     const auto* value = reinterpret_cast<const char*>(values + j * vs);
-                    for (std::size_t byte = 0; byte < dp * sizeof(E); byte += 64)
-                        __builtin_prefetch(value + byte);
+                    if (into_l2)
+                        for (std::size_t byte = 0; byte < dp * sizeof(E); byte += 64)
+                            __builtin_prefetch(value + byte, 0, 2);
+                    else
+                        for (std::size_t byte = 0; byte < dp * sizeof(E); byte += 64)
+                            __builtin_prefetch(value + byte);
                 }
             });
             batch acc[chains][Rows][together];
@@ -687,7 +694,8 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
         if (!paired) packed_scores<Rows, Cols>(q, dp, static_cast<const float*>(b.k), m, sc);
     } else {
         row_scores<Rows>(q, dp, static_cast<const E*>(b.k), b.k_stride, b.keys, m, weights,
-                         b.prefetch_values ? static_cast<const E*>(b.v) : nullptr, b.v_stride);
+                         b.prefetch_values ? static_cast<const E*>(b.v) : nullptr, b.v_stride,
+                         b.values_into_l2);
         unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
             unrolled<Cols>([&](auto c) __attribute__((always_inline)) {
                 sc[r][c] = batch::load_aligned(weights + r * block_keys + c * lanes);
