@@ -22,22 +22,63 @@
 #include <string>
 #include <vector>
 
+#include <sys/mman.h>
+
 #include <xsimd/xsimd.hpp>
 
 namespace ctein::bench {
 
 /// 64-byte aligned, as ctein::tensor's storage: the prefill then reads V in place, as it does for
 /// a user's tensors (with 16-byte aligned vectors it packed V, work the benchmark does not do).
+/// Made with `huge_pages`, blocks of 4 MiB or more are advised for transparent huge pages before
+/// they are first written, as NumPy advises its arrays (the engines' inputs in engine_peers.py).
 template <class T>
-using aligned_vector = std::vector<T, xsimd::aligned_allocator<T, 64>>;
+class aligned_allocator {
+public:
+    using value_type = T;
+    aligned_allocator() noexcept = default;
+    explicit aligned_allocator(bool huge_pages) noexcept
+        : huge_pages_(huge_pages) {}
+    template <class U>
+    aligned_allocator(const aligned_allocator<U>& other) noexcept // NOLINT: as std::allocator's
+        : huge_pages_(other.huge_pages()) {}
+
+    T* allocate(std::size_t n) {
+        T* p = xsimd::aligned_allocator<T, 64>().allocate(n);
+        const std::size_t bytes = n * sizeof(T);
+        if (huge_pages_ && bytes >= (std::size_t{4} << 20)) { // the pages wholly inside the block
+            const auto first = (reinterpret_cast<std::uintptr_t>(p) + 4095) / 4096 * 4096;
+            const auto last = (reinterpret_cast<std::uintptr_t>(p) + bytes) / 4096 * 4096;
+            ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+        }
+        return p;
+    }
+    void deallocate(T* p, std::size_t n) noexcept { xsimd::aligned_allocator<T, 64>().deallocate(p, n); }
+    [[nodiscard]] bool huge_pages() const noexcept { return huge_pages_; }
+    template <class U>
+    bool operator==(const aligned_allocator<U>& other) const noexcept {
+        return huge_pages_ == other.huge_pages();
+    }
+
+private:
+    bool huge_pages_ = false;
+};
+
+template <class T>
+using aligned_vector = std::vector<T, aligned_allocator<T>>;
 
 class kernel_call {
 public:
     static constexpr const char* usage =
         "HQ HKV D TK f32|bf16|bf16-qkv [TQ [CAUSAL [THREADS [COLD [KEY_LENGTH]]]]]";
 
-    /// The call of argv[first...]; `valid()` is false when there are too few arguments.
-    kernel_call(int argc, char** argv, int first = 1) {
+    /// The call of argv[first...]; `valid()` is false when there are too few arguments. With
+    /// `huge_pages`, K and V are advised for transparent huge pages (aligned_allocator).
+    kernel_call(int argc, char** argv, int first = 1, bool huge_pages = false)
+        : k_(aligned_allocator<float>(huge_pages))
+        , v_(aligned_allocator<float>(huge_pages))
+        , k16_(aligned_allocator<std::uint16_t>(huge_pages))
+        , v16_(aligned_allocator<std::uint16_t>(huge_pages)) {
         if (argc - first < 5) return;
         const auto arg = [&](int i) { return std::string(argv[first + i]); };
         const auto given = [&](int i) { return argc - first > i; };
