@@ -772,7 +772,7 @@ TEST_CASE("a grouped-query decode asks for each key's values into L2 where a blo
           "[attention]") {
     using namespace ctein::kernels::attention_detail;
     using ctein::kernels::element_type;
-    const bool wide_blocks = block_keys >= 64; // AVX-512; AVX2's 32-key blocks keep L1
+    const bool wide_blocks = values_into_l2_blocks; // AVX-512; AVX2's 32-key blocks keep L1
     // D = 128: a block of float keys and values takes 64 KiB (AVX-512), of bfloat16 ones 32 KiB;
     // D = 32 bfloat16, 8 KiB. Each call's decode follows this core's L1, one way or the other.
     call wide({1, 8, 2, 1, 600, 128}, false);

@@ -49,7 +49,7 @@ inline constexpr std::size_t prefetch_distance = 2;
 /// the same core (blocks of 32 keys), float at D = 128 (32 KiB) ran 0.96-0.99 x as fast into L2,
 /// bfloat16 (16 KiB) 0.90 x: those keep L1. `l1`: L1's bytes (this core's unless given).
 inline bool asks_values_into_l2(const attention_problem& p, std::size_t l1 = l1_cache_bytes()) noexcept {
-    return block_keys >= 64 && 2 * block_keys * p.head_size * element_bytes(p.kv_type) >= l1;
+    return values_into_l2_blocks && 2 * block_keys * p.head_size * element_bytes(p.kv_type) >= l1;
 }
 
 /// One chunk of keys of key/value head kh: rows are (query head of the group, query) pairs.
