@@ -13,7 +13,6 @@
 //   pages        interleaved, asking for the first line of each 4 KiB page AHEAD_KIB ahead (prefetcht1)
 // HUGE 1: the copies in memory advised for transparent huge pages (madvise), as NumPy's arrays
 // of 4 MiB or more are.
-#include <immintrin.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -28,28 +27,32 @@ namespace {
 
 constexpr std::size_t heads = 12, head_bytes = std::size_t{1} << 20, copy_bytes = 2 * heads * head_bytes;
 
-__m512 sums[4];
+// 64 bytes as the compiler's vector of floats: one line per load on any x86-64 build
+typedef float line __attribute__((vector_size(64)));
+line sums[4];
 
 enum class pattern { sequential, interleaved, burst, spread, pages };
 
-void ask(const char* at, int hint) {
-    if (hint == 0)
-        _mm_prefetch(at, _MM_HINT_T0);
+// Asks for the line at `at` to be brought into L1 (`l1`) or L2 only.
+void ask(const char* at, bool l1) {
+    if (l1)
+        __builtin_prefetch(at, 0, 3);
     else
-        _mm_prefetch(at, _MM_HINT_T1);
+        __builtin_prefetch(at, 0, 2);
 }
 
 // Reads [at, at + bytes), 256 bytes at a time; `spread_ahead` > 0 asks for the 256 bytes that far
 // ahead (within `end`) with each.
 void read(const char* at, std::size_t bytes, std::size_t spread_ahead, const char* end) {
-    __m512 a = sums[0], b = sums[1], c = sums[2], d = sums[3];
+    line a = sums[0], b = sums[1], c = sums[2], d = sums[3];
     for (std::size_t i = 0; i < bytes; i += 256) {
         if (spread_ahead && at + i + spread_ahead < end)
-            for (std::size_t line = 0; line < 256; line += 64) ask(at + i + spread_ahead + line, 1);
-        a = _mm512_add_ps(a, _mm512_load_ps(reinterpret_cast<const float*>(at + i)));
-        b = _mm512_add_ps(b, _mm512_load_ps(reinterpret_cast<const float*>(at + i + 64)));
-        c = _mm512_add_ps(c, _mm512_load_ps(reinterpret_cast<const float*>(at + i + 128)));
-        d = _mm512_add_ps(d, _mm512_load_ps(reinterpret_cast<const float*>(at + i + 192)));
+            for (std::size_t offset = 0; offset < 256; offset += 64)
+                ask(at + i + spread_ahead + offset, false);
+        a += *reinterpret_cast<const line*>(at + i);
+        b += *reinterpret_cast<const line*>(at + i + 64);
+        c += *reinterpret_cast<const line*>(at + i + 128);
+        d += *reinterpret_cast<const line*>(at + i + 192);
     }
     sums[0] = a, sums[1] = b, sums[2] = c, sums[3] = d;
 }
@@ -66,14 +69,14 @@ void read_copy(const char* base, pattern how, std::size_t block, std::size_t ahe
         for (std::size_t at = 0; at < head_bytes; at += block) {
             const bool within = at + ahead < head_bytes;
             if (how == pattern::burst && within)
-                for (std::size_t line = 0; line < block; line += 64) {
-                    ask(k + at + ahead + line, 0);
-                    ask(v + at + ahead + line, 0);
+                for (std::size_t offset = 0; offset < block; offset += 64) {
+                    ask(k + at + ahead + offset, true);
+                    ask(v + at + ahead + offset, true);
                 }
             if (how == pattern::pages && within)
                 for (std::size_t page = 0; page < block; page += 4096) {
-                    ask(k + at + ahead + page, 1);
-                    ask(v + at + ahead + page, 1);
+                    ask(k + at + ahead + page, false);
+                    ask(v + at + ahead + page, false);
                 }
             const std::size_t spread = how == pattern::spread ? ahead : 0;
             read(k + at, block, spread, k + head_bytes);

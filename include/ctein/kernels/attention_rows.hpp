@@ -234,13 +234,23 @@ inline void load_queries(const attention_problem& p, row_set& s, std::size_t fir
     }
 }
 
+/// The cache a request ahead brings its lines into: L1 (and the levels below it), or L2 only.
+enum class cache_level { l1, l2 };
+
+/// Asks for every 64-byte line of the `bytes` at `from` to be brought into `Level`.
+template <cache_level Level = cache_level::l1>
+[[gnu::always_inline]] inline void prefetch_lines(const void* from, std::size_t bytes) noexcept {
+    const auto* at = static_cast<const char*>(from);
+    for (std::size_t b = 0; b < bytes; b += 64)
+        __builtin_prefetch(at + b, 0, Level == cache_level::l1 ? 3 : 2);
+}
+
 /// Asks for share `part` of `parts` of the `bytes` at `from` to be loaded into L1 (all of them:
 /// part 0 of 1).
 inline void prefetch_share(const void* from, std::size_t bytes, std::size_t part = 0,
                            std::size_t parts = 1) noexcept {
-    const auto* at = static_cast<const char*>(from);
-    for (std::size_t b = bytes * part / parts / 64 * 64; b < bytes * (part + 1) / parts; b += 64)
-        __builtin_prefetch(at + b, 0, 3);
+    const std::size_t first = bytes * part / parts / 64 * 64, end = bytes * (part + 1) / parts;
+    prefetch_lines(static_cast<const char*>(from) + first, end - first);
 }
 
 /// Asks for the queries of rows [first, first + count) to be brought into the cache, so that

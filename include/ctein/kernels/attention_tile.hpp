@@ -371,13 +371,10 @@ template <std::size_t Rows, class E>
                 key[i] = k + j * ks;
                 if constexpr (Rows > 1) {
                     if (values == nullptr) return;
-                    const auto* value = reinterpret_cast<const char*>(values + j * vs);
                     if (values_into_l2_blocks && into_l2)
-                        for (std::size_t byte = 0; byte < dp * sizeof(E); byte += 64)
-                            __builtin_prefetch(value + byte, 0, 2);
+                        prefetch_lines<cache_level::l2>(values + j * vs, dp * sizeof(E));
                     else
-                        for (std::size_t byte = 0; byte < dp * sizeof(E); byte += 64)
-                            __builtin_prefetch(value + byte);
+                        prefetch_lines(values + j * vs, dp * sizeof(E));
                 }
             });
             batch acc[chains][Rows][together];
