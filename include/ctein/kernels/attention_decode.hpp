@@ -32,15 +32,6 @@ inline constexpr std::size_t decode_queries = 4;
 /// 4096-key cache still splits into 8 pieces per head.
 inline constexpr std::size_t decode_chunk = 8 * block_keys;
 
-/// How many blocks ahead of the one being read a piece asks for its keys and values
-/// (prefetch_rows). Decode is bound by memory, and its compute comes in bursts the hardware
-/// prefetchers do not run ahead of: asking two blocks ahead keeps memory busy throughout
-/// (measured on the first round's machine: 70 % of a memcpy's bandwidth without, 85-90 % with,
-/// at 4096 keys; on Zen 4 and Zen 3 KVM guests, no difference either way, and on Zen 4 nearer or
-/// spread-out requests were slower: docs/benchmarks.md). Values the P·V reads from memory are
-/// also asked for key by key (row_scores).
-inline constexpr std::size_t prefetch_distance = 2;
-
 /// Whether the decode asks for each key's values into L2 rather than L1 (row_scores): where a
 /// block's keys and values take L1's size or more, in blocks of 64 keys (AVX-512). Into L1 they
 /// evicted the lines the q·kᵀ was reading; into L2, paired calls on one Zen 4 core (L1 32 KiB)
@@ -87,12 +78,13 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
     const bool into_l2 = asks_values_into_l2(p);
     const void* k_head = element_at(p.k, p.kv_type, token_offset(p.k_strides, b, kh, 0));
     const void* v_head = element_at(p.v, p.kv_type, token_offset(p.v_strides, b, kh, 0));
-    // the blocks before the first one the loop asks for ahead: a piece whose keys come from memory
-    // (a cold cache) otherwise waited on each of their lines in turn
-    for (std::size_t ahead = 0; ahead < prefetch_distance; ++ahead)
-        prefetch_rows(p, k_head, v_head, c0 + ahead * block_keys, static_cast<std::size_t>(stop));
+    // No block is asked for ahead: the hardware's prefetchers follow the keys, read in order, and
+    // row_scores asks for the values. Asking for the next blocks' keys and values two blocks ahead
+    // into L1 (a burst of requests per block) ran 0.73-0.87 x as fast, from memory and in the
+    // cache (paired calls, one Zen 4 core, MHA 12 x 64 and GQA 32/8 x 128, float and bfloat16).
+    // g++ had dropped those requests unseen since an early round (request_line), so the
+    // figures of docs/benchmarks.md were all measured without them.
     for (std::size_t kb = c0; static_cast<std::ptrdiff_t>(kb) < stop; kb += block_keys) {
-        prefetch_rows(p, k_head, v_head, kb + prefetch_distance * block_keys, static_cast<std::size_t>(stop));
         key_block blk;
         blk.first = kb;
         const auto key = [&](std::size_t j) {

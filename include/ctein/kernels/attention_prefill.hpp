@@ -199,6 +199,21 @@ inline void transpose_tile(const Word* from, std::ptrdiff_t stride, Word* to) no
         });
 }
 
+/// Asks for share `part` of `parts` of the key rows [first, end) of `Word`s at `keys` (rows
+/// `stride` words apart, `row_bytes` bytes each) to be brought into L2. The packing spreads its
+/// requests for the next k_tile keys over the transposes of the current ones: a transpose reads
+/// the same line of k_tile rows at once, which the hardware's prefetchers did not run ahead of,
+/// and from memory a block packed so took 3 times as long as a plain read of it in order (one Zen
+/// 4 core, D = 128: 10.4 k ticks a block, 5.8 k with these requests).
+template <class Word>
+[[gnu::always_inline]] inline void
+prefetch_key_rows_share(const Word* keys, std::ptrdiff_t stride, std::size_t row_bytes, std::size_t first,
+                        std::size_t end, std::size_t part, std::size_t parts) noexcept {
+    const std::size_t rows = end - std::min(first, end);
+    for (std::size_t j = first + rows * part / parts; j < first + rows * (part + 1) / parts; ++j)
+        prefetch_lines<cache_level::l2>(keys + static_cast<std::ptrdiff_t>(j) * stride, row_bytes);
+}
+
 /// Copies values [first, first + keys) of (b, kh) to `vto` as aligned, zero-padded floats.
 inline void pack_values(const attention_problem& p, std::size_t dp, std::size_t b, std::size_t kh,
                         std::size_t first, std::size_t keys, float* vto) noexcept {
@@ -231,10 +246,14 @@ inline void pack_key_pairs(const attention_problem& p, const packed_operands& op
     const std::size_t whole_pairs = words ? p.head_size / 2 / k_tile * k_tile : 0;
     const std::size_t whole_keys = keys / k_tile * k_tile;
     const auto* rows = reinterpret_cast<const std::uint32_t*>(from);
+    const std::size_t row_bytes = p.head_size * sizeof(std::uint16_t), head_keys = p.keys - first;
     for (std::size_t j = 0; j < whole_keys; j += k_tile) // key by key, each read in order
-        for (std::size_t i = 0; i < whole_pairs; i += k_tile)
+        for (std::size_t i = 0; i < whole_pairs; i += k_tile) {
+            prefetch_key_rows_share(rows, ks / 2, row_bytes, j + k_tile, std::min(head_keys, j + 2 * k_tile),
+                                    i / k_tile, whole_pairs / k_tile);
             transpose_tile(rows + static_cast<std::ptrdiff_t>(j) * (ks / 2) + i, ks / 2,
                            to + i * block_keys + j);
+        }
     for (std::size_t i = 0; i < ops.dp / 2; ++i)
         for (std::size_t j = i < whole_pairs ? whole_keys : 0; j < block_keys; ++j)
             to[i * block_keys + j] = feature(j, 2 * i) | feature(j, 2 * i + 1) << 16;
@@ -294,9 +313,14 @@ inline void pack_key_block(const attention_problem& p, const packed_operands& op
         ks = static_cast<std::ptrdiff_t>(p.head_size);
     }
     const std::size_t whole_d = p.head_size / k_tile * k_tile, whole_keys = keys / k_tile * k_tile;
+    // the next keys asked for from the operand (16-bit keys were read in order to widen them)
+    const std::size_t asked_end = p.kv_type == element_type::f32 ? p.keys - first : 0;
     for (std::size_t j = 0; j < whole_keys; j += k_tile) // key by key, each read in order
-        for (std::size_t d = 0; d < whole_d; d += k_tile)
+        for (std::size_t d = 0; d < whole_d; d += k_tile) {
+            prefetch_key_rows_share(from, ks, p.head_size * sizeof(float), j + k_tile,
+                                    std::min(asked_end, j + 2 * k_tile), d / k_tile, whole_d / k_tile);
             transpose_tile(from + static_cast<std::ptrdiff_t>(j) * ks + d, ks, to + d * block_keys + j);
+        }
     for (std::size_t d = 0; d < ops.dp; ++d) {
         float* row = to + d * block_keys;
         for (std::size_t j = d < whole_d ? whole_keys : 0; j < block_keys; ++j)
