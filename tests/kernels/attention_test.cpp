@@ -1096,10 +1096,10 @@ TEST_CASE("a prefill whose heads' keys and values outgrow L2 asks for each next 
             const ctein::kernels::head_room_scope room(ops.rooms, 0);
             for (std::size_t block = 0; block < ops.blocks; ++block) {
                 for (std::size_t part = 0; part < 5; ++part)
-                    prefetch_block_share(c.p, ops, 0, 0, block, part, 5);
+                    prefetch_block_share(c.p, ops, 0, 0, block, part, 5, true);
                 REQUIRE(pack_unless_begun(c.p, ops, 0, 0, block));
                 for (std::size_t part = 0; part < 5; ++part)
-                    prefetch_block_share(c.p, ops, 0, 0, block, part, 5);
+                    prefetch_block_share(c.p, ops, 0, 0, block, part, 5, true);
             }
         }
         check_against_reference(c);

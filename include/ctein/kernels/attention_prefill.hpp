@@ -425,8 +425,9 @@ inline std::size_t l2_cache_bytes() noexcept {
     return bytes;
 }
 
-/// Whether the steps ask for the next span's keys and values during the span before
-/// (prefetch_block_share): when a head's K and V take L2's size or more, every piece reads them
+/// Whether the steps ask for the next span's packed keys and values during the span before
+/// (prefetch_block_share; the rows of blocks not yet packed are asked for on every core): when a
+/// head's K and V take L2's size or more, every piece reads them
 /// again from L3, which cost 3 points of the FMA peak at D = 128, T = 2048 on a Sapphire Rapids
 /// core (`kernel_layers`: 90.5 % with 8 blocks in L2 over and over, 87.4 % over all 32). Asked
 /// for ahead there (L1 48 KiB, L2 2 MiB), D = 128 calls at T = 2048 and 4096 ran 1.015-1.03 x
@@ -448,11 +449,15 @@ inline bool asks_blocks_ahead(const attention_problem& p, const packed_operands&
 /// Asks for share `part` of `parts` of key block `block` of (b, kh) as the first step to reach
 /// it will read it. Unpacked: its rows of K and V as they are in the operands, which the piece
 /// that packs it reads first (packing a block from L3 took 5300 ticks at D = 64, T = 2048, asked
-/// for during the block before 1460: `kernel_phases`). Packed: its packed keys, and its values
-/// (packed, or their rows in place).
+/// for during the block before 1460: `kernel_phases`, Sapphire Rapids). Asked for on every core:
+/// on a Zen 4 core, whose L1 takes no packed block ahead, calls from memory at T = 512 ran
+/// 1.003-1.020 x faster (D = 64, bfloat16 at D = 128; D = 128 float level; built for AVX2
+/// 1.008-1.031; paired calls). With
+/// `packed` (asks_blocks_ahead), a packed block too: its packed keys, and its values (packed, or
+/// their rows in place).
 inline void prefetch_block_share(const attention_problem& p, const packed_operands& ops, std::size_t b,
-                                 std::size_t kh, std::size_t block, std::size_t part,
-                                 std::size_t parts) noexcept {
+                                 std::size_t kh, std::size_t block, std::size_t part, std::size_t parts,
+                                 bool packed) noexcept {
     const std::size_t first = block * block_keys, keys = std::min(block_keys, p.keys - first);
     const std::size_t from = first + keys * part / parts, to = first + keys * (part + 1) / parts;
     const unsigned char state = ops.state_of(p, b, kh, block).load(std::memory_order_relaxed);
@@ -461,7 +466,7 @@ inline void prefetch_block_share(const attention_problem& p, const packed_operan
                       element_at(p.v, p.kv_type, token_offset(p.v_strides, b, kh, 0)), from, to);
         return;
     }
-    if (state != block_packed) return; // another thread is packing it
+    if (state != block_packed || !packed) return; // being packed by another thread, or not asked
     prefetch_share(ops.k_block(p, b, kh, block), ops.key_block_bytes(), part, parts);
     if (ops.v) {
         prefetch_share(ops.v_block(p, b, kh, block),
@@ -525,7 +530,7 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
     const std::size_t b = s.batch_index;
     const std::size_t round_count = rounds ? round_rows(rows) : s.count;
     const std::size_t blocks = (static_cast<std::size_t>(last) + block_keys - 1) / block_keys;
-    const bool ahead = asks_blocks_ahead(p, ops);
+    const bool packed_ahead = asks_blocks_ahead(p, ops);
     if (first_pass) prefetch_queries(p, s, 0, rows);
     for (std::size_t kb = 0; static_cast<std::ptrdiff_t>(kb) < last; kb += span * block_keys) {
         // the span's blocks (h: the block's place in the span), each a key_block as the steps read it
@@ -569,7 +574,7 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
         };
         // The next span's blocks, a share of each asked for before each tile's step
         const std::size_t next_block = kb / block_keys + span;
-        const std::size_t next_span = ahead ? std::min(span, blocks - std::min(blocks, next_block)) : 0;
+        const std::size_t next_span = std::min(span, blocks - std::min(blocks, next_block));
         const std::size_t span_steps = in_span * ((s.count + rows - 1) / rows);
         std::size_t span_step = 0;
         for (std::size_t round = 0; round < s.count; round += round_count) {
@@ -580,7 +585,8 @@ void prefill_pass(const attention_problem& p, const packed_operands& ops, row_se
             for (std::size_t h = 0; h < in_span; ++h)
                 for (std::size_t first = round; first < round_end; first += rows) {
                     for (std::size_t n = 0; n < next_span; ++n)
-                        prefetch_block_share(p, ops, b, kh, next_block + n, span_step, span_steps);
+                        prefetch_block_share(p, ops, b, kh, next_block + n, span_step, span_steps,
+                                             packed_ahead);
                     ++span_step;
                     const tile_keys t = tile_ends(s, first, rows);
                     blk[h].keys = tile_block_keys(t, h);
