@@ -82,8 +82,8 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
     // row_scores asks for the values. Asking for the next blocks' keys and values two blocks ahead
     // into L1 (a burst of requests per block) ran 0.73-0.87 x as fast, from memory and in the
     // cache (paired calls, one Zen 4 core, MHA 12 x 64 and GQA 32/8 x 128, float and bfloat16).
-    // g++ had dropped those requests unseen since an early round (request_line), so the
-    // figures of docs/benchmarks.md were all measured without them.
+    // g++ builds had dropped those requests unseen (request_line): the latest runs' decode
+    // rows in docs/benchmarks.md were measured without them.
     for (std::size_t kb = c0; static_cast<std::ptrdiff_t>(kb) < stop; kb += block_keys) {
         key_block blk;
         blk.first = kb;
