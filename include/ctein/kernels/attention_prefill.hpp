@@ -204,7 +204,8 @@ inline void transpose_tile(const Word* from, std::ptrdiff_t stride, Word* to) no
 /// requests for the next k_tile keys over the transposes of the current ones: a transpose reads
 /// the same line of k_tile rows at once, which the hardware's prefetchers did not run ahead of,
 /// and from memory a block packed so took 3 times as long as a plain read of it in order (one Zen
-/// 4 core, D = 128: 10.4 k ticks a block, 5.8 k with these requests).
+/// 4 core, D = 128, causal T = 512 from memory: 9.8 k ticks a block, 6.8-7.0 k with these
+/// requests; a distance of 2 to 4 tiles the same).
 template <class Word>
 [[gnu::always_inline]] inline void
 prefetch_key_rows_share(const Word* keys, std::ptrdiff_t stride, std::size_t row_bytes, std::size_t first,
@@ -427,16 +428,15 @@ inline std::size_t l2_cache_bytes() noexcept {
 
 /// Whether the steps ask for the next span's packed keys and values during the span before
 /// (prefetch_block_share; the rows of blocks not yet packed are asked for on every core): when a
-/// head's K and V take L2's size or more, every piece reads them
-/// again from L3, which cost 3 points of the FMA peak at D = 128, T = 2048 on a Sapphire Rapids
-/// core (`kernel_layers`: 90.5 % with 8 blocks in L2 over and over, 87.4 % over all 32). Asked
-/// for ahead there (L1 48 KiB, L2 2 MiB), D = 128 calls at T = 2048 and 4096 ran 1.015-1.03 x
-/// faster (medians of rounds; D = 64 at T = 4096 level); where K and V stay in L2 the requests
-/// only took L1's room, 0.983-0.995 x. On a Zen 4 core (L1 32 KiB, L2 1 MiB) the same requests
-/// made D = 64 and 128 at T = 2048 1.003-1.016 x slower and T = 4096 1.000-1.009 x (asked into
-/// L2 only, 1.000-1.007 x): there a block of keys and a round's weights fill L1, and the hardware's own
-/// prefetchers keep up. So they are made only where L1 holds 48 KiB or more (paired calls,
-/// docs/benchmarks.md).
+/// head's K and V take L2's size or more, every piece reads them again from L3, which cost 3 points
+/// of the FMA peak at D = 128, T = 2048 on a Sapphire Rapids core (`kernel_layers`: 90.5 % with 8
+/// blocks in L2 over and over, 87.4 % over all 32). Asked for ahead there (L1 48 KiB, L2 2 MiB),
+/// D = 128 calls at T = 2048 and 4096 ran 1.015-1.03 x faster (medians of rounds; D = 64 at T =
+/// 4096 level); where K and V stay in L2 the requests only took L1's room, 0.983-0.995 x. On a Zen 4
+/// core (L1 32 KiB, L2 1 MiB) the same requests made D = 64 and 128 at T = 2048 1.003-1.016 x
+/// slower and T = 4096 1.000-1.009 x (asked into L2 only, 1.000-1.007 x): there a block of keys and
+/// a round's weights fill L1, and the hardware's own prefetchers keep up. So they are made only
+/// where L1 holds 48 KiB or more (paired calls, docs/benchmarks.md).
 /// `l1` and `l2`: the caches' bytes (this core's unless given).
 inline bool asks_blocks_ahead(const attention_problem& p, const packed_operands& ops,
                               std::size_t l1 = l1_cache_bytes(), std::size_t l2 = l2_cache_bytes()) noexcept {
@@ -452,9 +452,8 @@ inline bool asks_blocks_ahead(const attention_problem& p, const packed_operands&
 /// for during the block before 1460: `kernel_phases`, Sapphire Rapids). Asked for on every core:
 /// on a Zen 4 core, whose L1 takes no packed block ahead, calls from memory at T = 512 ran
 /// 1.003-1.020 x faster (D = 64, bfloat16 at D = 128; D = 128 float level; built for AVX2
-/// 1.008-1.031; paired calls). With
-/// `packed` (asks_blocks_ahead), a packed block too: its packed keys, and its values (packed, or
-/// their rows in place).
+/// 1.008-1.031; paired calls). With `packed` (asks_blocks_ahead), a packed block too: its packed
+/// keys, and its values (packed, or their rows in place).
 inline void prefetch_block_share(const attention_problem& p, const packed_operands& ops, std::size_t b,
                                  std::size_t kh, std::size_t block, std::size_t part, std::size_t parts,
                                  bool packed) noexcept {

@@ -240,7 +240,8 @@ enum class cache_level { l1, l2 };
 /// Asks for the 64-byte line at `at` to be brought into `Level`. The empty volatile asm makes the
 /// request an effect g++ keeps: g++ 12 takes a function whose only effects are prefetches for one
 /// without effects and drops its calls where it does not inline it, which had silently removed
-/// the decode's requests ahead (prefetch_rows) and the packing's.
+/// the decode's requests ahead and the prefill's for the next queries and for unpacked key rows
+/// (tests/kernels/requests).
 template <cache_level Level = cache_level::l1>
 [[gnu::always_inline]] inline void request_line(const void* at) noexcept {
     __builtin_prefetch(at, 0, Level == cache_level::l1 ? 3 : 2);
