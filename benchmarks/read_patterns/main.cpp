@@ -13,6 +13,8 @@
 //   pages        interleaved, asking for the first line of each 4 KiB page AHEAD_KIB ahead (prefetcht1)
 // HUGE 1: the copies in memory advised for transparent huge pages (madvise), as NumPy's arrays
 // of 4 MiB or more are.
+#include <ctein/kernels/attention_rows.hpp> // request_line: the kernel's own requests
+
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -33,13 +35,8 @@ line sums[4];
 
 enum class pattern { sequential, interleaved, burst, spread, pages };
 
-// Asks for the line at `at` to be brought into L1 (`l1`) or L2 only.
-void ask(const char* at, bool l1) {
-    if (l1)
-        __builtin_prefetch(at, 0, 3);
-    else
-        __builtin_prefetch(at, 0, 2);
-}
+using ctein::kernels::attention_detail::cache_level;
+using ctein::kernels::attention_detail::request_line;
 
 // Reads [at, at + bytes), 256 bytes at a time; `spread_ahead` > 0 asks for the 256 bytes that far
 // ahead (within `end`) with each.
@@ -48,7 +45,7 @@ void read(const char* at, std::size_t bytes, std::size_t spread_ahead, const cha
     for (std::size_t i = 0; i < bytes; i += 256) {
         if (spread_ahead && at + i + spread_ahead < end)
             for (std::size_t offset = 0; offset < 256; offset += 64)
-                ask(at + i + spread_ahead + offset, false);
+                request_line<cache_level::l2>(at + i + spread_ahead + offset);
         a += *reinterpret_cast<const line*>(at + i);
         b += *reinterpret_cast<const line*>(at + i + 64);
         c += *reinterpret_cast<const line*>(at + i + 128);
@@ -70,13 +67,13 @@ void read_copy(const char* base, pattern how, std::size_t block, std::size_t ahe
             const bool within = at + ahead < head_bytes;
             if (how == pattern::burst && within)
                 for (std::size_t offset = 0; offset < block; offset += 64) {
-                    ask(k + at + ahead + offset, true);
-                    ask(v + at + ahead + offset, true);
+                    request_line(k + at + ahead + offset);
+                    request_line(v + at + ahead + offset);
                 }
             if (how == pattern::pages && within)
                 for (std::size_t page = 0; page < block; page += 4096) {
-                    ask(k + at + ahead + page, false);
-                    ask(v + at + ahead + page, false);
+                    request_line<cache_level::l2>(k + at + ahead + page);
+                    request_line<cache_level::l2>(v + at + ahead + page);
                 }
             const std::size_t spread = how == pattern::spread ? ahead : 0;
             read(k + at, block, spread, k + head_bytes);

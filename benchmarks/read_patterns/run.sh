@@ -5,6 +5,6 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-g++ -std=c++20 -O3 -march=native "$root/benchmarks/read_patterns/main.cpp" -o "$work/read_patterns"
+g++ -std=c++20 -O3 -march=native -I"$root/include" "$root/benchmarks/read_patterns/main.cpp" -o "$work/read_patterns"
 source "$root/benchmarks/each_call.sh"
 each_call "$work/read_patterns" "$@"

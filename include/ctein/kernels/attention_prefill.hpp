@@ -199,20 +199,18 @@ inline void transpose_tile(const Word* from, std::ptrdiff_t stride, Word* to) no
         });
 }
 
-/// Asks for share `part` of `parts` of the key rows [first, end) of `Word`s at `keys` (rows
-/// `stride` words apart, `row_bytes` bytes each) to be brought into L2. The packing spreads its
-/// requests for the next k_tile keys over the transposes of the current ones: a transpose reads
-/// the same line of k_tile rows at once, which the hardware's prefetchers did not run ahead of,
-/// and from memory a block packed so took 3 times as long as a plain read of it in order (one Zen
-/// 4 core, D = 128, causal T = 512 from memory: 9.8 k ticks a block, 6.8-7.0 k with these
-/// requests; a distance of 2 to 4 tiles the same).
-template <class Word>
-[[gnu::always_inline]] inline void
-prefetch_key_rows_share(const Word* keys, std::ptrdiff_t stride, std::size_t row_bytes, std::size_t first,
-                        std::size_t end, std::size_t part, std::size_t parts) noexcept {
+/// Asks for share `part` of `parts` of key rows [first, end) of the head whose first key row (as
+/// it is in the operand) is at `keys` to be brought into L2. The packing spreads its requests for
+/// the next k_tile keys over the transposes of the current ones: a transpose reads the same line
+/// of k_tile rows at once, which the hardware's prefetchers did not run ahead of, and from memory
+/// a block packed so took 3 times as long as a plain read of it in order (one Zen 4 core, D =
+/// 128, causal T = 512 from memory: 9.8 k ticks a block, 6.8-7.0 k with these requests; a
+/// distance of 2 to 4 tiles the same).
+inline void prefetch_key_rows_share(const attention_problem& p, const void* keys, std::size_t first,
+                                    std::size_t end, std::size_t part, std::size_t parts) noexcept {
     const std::size_t rows = end - std::min(first, end);
-    for (std::size_t j = first + rows * part / parts; j < first + rows * (part + 1) / parts; ++j)
-        prefetch_lines<cache_level::l2>(keys + static_cast<std::ptrdiff_t>(j) * stride, row_bytes);
+    prefetch_operand_rows<cache_level::l2>(p, keys, p.k_strides.token, first + rows * part / parts,
+                                           first + rows * (part + 1) / parts);
 }
 
 /// Copies values [first, first + keys) of (b, kh) to `vto` as aligned, zero-padded floats.
@@ -247,11 +245,11 @@ inline void pack_key_pairs(const attention_problem& p, const packed_operands& op
     const std::size_t whole_pairs = words ? p.head_size / 2 / k_tile * k_tile : 0;
     const std::size_t whole_keys = keys / k_tile * k_tile;
     const auto* rows = reinterpret_cast<const std::uint32_t*>(from);
-    const std::size_t row_bytes = p.head_size * sizeof(std::uint16_t), head_keys = p.keys - first;
+    const std::size_t head_keys = p.keys - first;
     for (std::size_t j = 0; j < whole_keys; j += k_tile) // key by key, each read in order
         for (std::size_t i = 0; i < whole_pairs; i += k_tile) {
-            prefetch_key_rows_share(rows, ks / 2, row_bytes, j + k_tile, std::min(head_keys, j + 2 * k_tile),
-                                    i / k_tile, whole_pairs / k_tile);
+            prefetch_key_rows_share(p, from, j + k_tile, std::min(head_keys, j + 2 * k_tile), i / k_tile,
+                                    whole_pairs / k_tile);
             transpose_tile(rows + static_cast<std::ptrdiff_t>(j) * (ks / 2) + i, ks / 2,
                            to + i * block_keys + j);
         }
@@ -318,8 +316,8 @@ inline void pack_key_block(const attention_problem& p, const packed_operands& op
     const std::size_t asked_end = p.kv_type == element_type::f32 ? p.keys - first : 0;
     for (std::size_t j = 0; j < whole_keys; j += k_tile) // key by key, each read in order
         for (std::size_t d = 0; d < whole_d; d += k_tile) {
-            prefetch_key_rows_share(from, ks, p.head_size * sizeof(float), j + k_tile,
-                                    std::min(asked_end, j + 2 * k_tile), d / k_tile, whole_d / k_tile);
+            prefetch_key_rows_share(p, keys_at, j + k_tile, std::min(asked_end, j + 2 * k_tile), d / k_tile,
+                                    whole_d / k_tile);
             transpose_tile(from + static_cast<std::ptrdiff_t>(j) * ks + d, ks, to + d * block_keys + j);
         }
     for (std::size_t d = 0; d < ops.dp; ++d) {
@@ -461,8 +459,10 @@ inline void prefetch_block_share(const attention_problem& p, const packed_operan
     const std::size_t from = first + keys * part / parts, to = first + keys * (part + 1) / parts;
     const unsigned char state = ops.state_of(p, b, kh, block).load(std::memory_order_relaxed);
     if (state == block_unpacked) {
-        prefetch_rows(p, element_at(p.k, p.kv_type, token_offset(p.k_strides, b, kh, 0)),
-                      element_at(p.v, p.kv_type, token_offset(p.v_strides, b, kh, 0)), from, to);
+        prefetch_operand_rows(p, element_at(p.k, p.kv_type, token_offset(p.k_strides, b, kh, 0)),
+                              p.k_strides.token, from, to);
+        prefetch_operand_rows(p, element_at(p.v, p.kv_type, token_offset(p.v_strides, b, kh, 0)),
+                              p.v_strides.token, from, to);
         return;
     }
     if (state != block_packed || !packed) return; // being packed by another thread, or not asked

@@ -282,15 +282,15 @@ inline void prefetch_queries(const attention_problem& p, const row_set& s, std::
     }
 }
 
-/// Asks for the keys and values of keys [first, min(first + block_keys, stop)) of the head whose
-/// first key and value are at `k` and `v` to be loaded into L1, as they are in the operands.
-inline void prefetch_rows(const attention_problem& p, const void* k, const void* v, std::size_t first,
-                          std::size_t stop) noexcept {
+/// Asks for rows [first, end) of one head's keys or values as they are in the operands (its first
+/// row at `head`, rows `stride` elements of p.kv_type apart) to be brought into `Level`.
+template <cache_level Level = cache_level::l1>
+[[gnu::always_inline]] inline void prefetch_operand_rows(const attention_problem& p, const void* head,
+                                                         std::ptrdiff_t stride, std::size_t first,
+                                                         std::size_t end) noexcept {
     const std::size_t bytes = p.head_size * element_bytes(p.kv_type);
-    for (std::size_t j = first; j < std::min(stop, first + block_keys); ++j) {
-        prefetch_share(element_at(k, p.kv_type, static_cast<std::ptrdiff_t>(j) * p.k_strides.token), bytes);
-        prefetch_share(element_at(v, p.kv_type, static_cast<std::ptrdiff_t>(j) * p.v_strides.token), bytes);
-    }
+    for (std::size_t j = first; j < end; ++j)
+        prefetch_lines<Level>(element_at(head, p.kv_type, static_cast<std::ptrdiff_t>(j) * stride), bytes);
 }
 
 /// Fills the state of every row whose head and query are set: empty accumulators, no key seen,
