@@ -76,14 +76,21 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
     const bool dropout = p.dropout > 0.0f;
     const dropout_rule rule(dropout ? p.dropout : 0.0f);
     const bool into_l2 = asks_values_into_l2(p);
+    const bool asks_next_keys = !padded && rows > 1; // the steps ask (key_block::next_keys)
     const void* k_head = element_at(p.k, p.kv_type, token_offset(p.k_strides, b, kh, 0));
     const void* v_head = element_at(p.v, p.kv_type, token_offset(p.v_strides, b, kh, 0));
-    // No block is asked for ahead: the hardware's prefetchers follow the keys, read in order, and
-    // row_scores asks for the values. Asking for the next blocks' keys and values two blocks ahead
-    // into L1 (a burst of requests per block) ran 0.73-0.87 x as fast, from memory and in the
-    // cache (paired calls, one Zen 4 core, MHA 12 x 64 and GQA 32/8 x 128, float and bfloat16).
-    // g++ builds had dropped those requests unseen (request_line): the latest runs' decode
-    // rows in docs/benchmarks.md were measured without them.
+    // Steps of several rows ask for each block's values during its scores (row_scores) and for
+    // the next block's keys during its P·V (key_block::next_keys), a row per key read, into L2:
+    // memory then works through both halves of a step. Before, the next block's keys waited for
+    // its scores to read them, and a grouped-query decode from memory took about its time in the
+    // cache plus the time of reading its bytes. With them (paired calls, one Zen 4 core, K and V
+    // from memory): GQA 32/8 x 128 bfloat16 1.17-1.36 x faster (Tk 512 and 4096, 1 and 2
+    // threads), float 1.10-1.19 x at Tk 512 and 2048 but 0.95-1.02 x at Tk 4096; 3 queries of 12
+    // x 64 1.15 x (1.43 x in L3); in the cache level. Built for AVX2: 0.95-1.12 x.
+    // One-row steps ask for nothing: the hardware's prefetchers follow the keys, read in order.
+    // Asking for the next blocks' keys and values two blocks ahead into L1 (a burst of requests
+    // per block) ran 0.73-0.87 x as fast, from memory and in the cache (MHA 12 x 64 and GQA 32/8
+    // x 128, float and bfloat16).
     for (std::size_t kb = c0; static_cast<std::ptrdiff_t>(kb) < stop; kb += block_keys) {
         key_block blk;
         blk.first = kb;
@@ -129,6 +136,12 @@ void decode_chunk_piece(const attention_problem& p, std::size_t dp, std::size_t 
             // one row never do); later tiles find them in the cache, and copies are in it already.
             blk.prefetch_values = !padded && first == 0;
             blk.values_into_l2 = into_l2;
+            if (asks_next_keys) { // the first tile asks, as for the values
+                const std::size_t next = kb + block_keys;
+                const bool asks = first == 0 && next < p.keys;
+                blk.next_keys = asks ? key(next) : nullptr;
+                blk.next_key_count = asks ? std::min(block_keys, p.keys - next) : 0;
+            }
             // 16-bit rows through the generic head size's steps only: compiled for every head size,
             // they doubled the kernel's build (the decode is bound by memory, not by its loops)
             switch (rows_type) {
