@@ -667,7 +667,7 @@ inline void write_weights(const attention_problem& p, const row_set& s, std::siz
 /// The P·V of a step (tile_step) over the first `keys` keys of block `b`, its weights at
 /// `weights`: on vdpbf16ps when the block is packed in bfloat16 pairs. Steps of more than one row
 /// over key rows ask for b.next_keys meanwhile; one-row steps, whose P·V is a few multiply-adds a
-/// key, ran 0.85-0.96 x as fast with those requests (multi-head decode, Tk 512 and 4096).
+/// key, ran 0.83-0.96 x as fast with those requests (multi-head decode, Tk 512 and 4096).
 template <std::size_t D, std::size_t Rows, bool Packed, class E = float>
 void step_values(row_set& s, std::size_t first, const key_block& b, std::size_t keys,
                  float* weights) noexcept {
