@@ -416,12 +416,12 @@ template <std::size_t Rows, class E>
 
 /// Accumulators [Rows][W batches] at feature offset `at` += weights (s.p) times value rows.
 /// `Split`: the W batches are W / 2 split chunks of bfloat16 values, the accumulators in split
-/// order (split_pairs.hpp). `Asks`: with each of the first `asks` keys, the same features of the
-/// row `ask` + j · `as` are asked for into L2 (key_block::next_keys).
+/// order (split_pairs.hpp). `Asks`: with each of the first `ask_rows` keys j, the same features of
+/// the row at `ask` + j · `ask_stride` are asked for into L2 (key_block::next_keys).
 template <std::size_t Rows, std::size_t W, class E, bool Split = false, bool Asks = false>
 [[gnu::always_inline]] inline void
 weighted_values(float* o, std::size_t dp, const float* p, const E* v, std::ptrdiff_t vs, std::size_t keys,
-                const E* ask = nullptr, std::ptrdiff_t as = 0, std::size_t asks = 0) noexcept {
+                const E* ask = nullptr, std::ptrdiff_t ask_stride = 0, std::size_t ask_rows = 0) noexcept {
     batch acc[Rows][W];
     unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
         unrolled<W>([&](auto w) __attribute__((always_inline)) {
@@ -430,8 +430,9 @@ weighted_values(float* o, std::size_t dp, const float* p, const E* v, std::ptrdi
     });
     for (std::size_t j = 0; j < keys; ++j) {
         const E* vj = v + static_cast<std::ptrdiff_t>(j) * vs;
-        if (Asks && j < asks)
-            prefetch_lines<cache_level::l2>(ask + static_cast<std::ptrdiff_t>(j) * as, W * lanes * sizeof(E));
+        if (Asks && j < ask_rows)
+            prefetch_lines<cache_level::l2>(ask + static_cast<std::ptrdiff_t>(j) * ask_stride,
+                                            W * lanes * sizeof(E));
         batch vv[W];
         if constexpr (Split) {
             unrolled<W / 2>([&](auto c) __attribute__((always_inline)) {
@@ -533,20 +534,20 @@ template <std::size_t Rows, class Pass>
 /// split order. `Asks`: each pass asks for its features of the rows at `ask` (weighted_values).
 template <std::size_t D, std::size_t Rows, class E, bool Asks = false>
 inline void all_weighted_values(float* o, std::size_t dp, const float* p, const E* v, std::ptrdiff_t vs,
-                                std::size_t keys, const E* ask = nullptr, std::ptrdiff_t as = 0,
-                                std::size_t asks = 0) noexcept {
+                                std::size_t keys, const E* ask = nullptr, std::ptrdiff_t ask_stride = 0,
+                                std::size_t ask_rows = 0) noexcept {
     if constexpr (D != 0) dp = D;
     if constexpr (std::is_same_v<E, bfloat16>) {
         for_each_split_value_pass<Rows>(
             dp, [&](auto width, std::size_t at, auto split) __attribute__((always_inline)) {
                 weighted_values<Rows, width, E, split, Asks>(o + at, dp, p, v + at, vs, keys,
-                                                             ask ? ask + at : nullptr, as, asks);
+                                                             ask ? ask + at : nullptr, ask_stride, ask_rows);
             });
     } else {
         for_each_value_pass<D, Rows>(
             dp, [&](auto width, std::size_t at) __attribute__((always_inline)) {
                 weighted_values<Rows, width, E, false, Asks>(o + at, dp, p, v + at, vs, keys,
-                                                             ask ? ask + at : nullptr, as, asks);
+                                                             ask ? ask + at : nullptr, ask_stride, ask_rows);
             });
     }
 }
