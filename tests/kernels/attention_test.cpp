@@ -363,7 +363,31 @@ TEST_CASE("attention decodes a few queries over many keys", "[attention]") {
         call c({1, 2, 1, 1, tk, 40}, true);
         INFO("generic head size, Tk " << tk);
         check_against_reference(c);
+        // one query per key/value head: steps of one row, which ask for pages ahead
+        // (one_row_page_requests), the last block's requests stopping at the keys' end
+        for (std::size_t d : {64, 128}) {
+            call one({1, 3, 3, 1, tk, d}, tk % 2 == 1);
+            INFO("one row per key/value head, " << describe(one.sh));
+            check_against_reference(one);
+        }
     }
+}
+
+TEST_CASE("requests for page starts name the first line and each later 4 KiB page's start", "[attention]") {
+    using ctein::kernels::attention_detail::for_each_page_start;
+    const auto starts = [](std::uintptr_t from, std::size_t bytes) {
+        std::vector<std::uintptr_t> lines;
+        for_each_page_start(reinterpret_cast<const void*>(from), bytes,
+                            [&](std::uintptr_t line) { lines.push_back(line); });
+        return lines;
+    };
+    using lines = std::vector<std::uintptr_t>;
+    CHECK(starts(0x10000, 4096) == lines{0x10000});
+    CHECK(starts(0x10000, 4097) == lines{0x10000, 0x11000});
+    CHECK(starts(0x10040, 0x2000) == lines{0x10040, 0x11000, 0x12000});
+    CHECK(starts(0x10fc0, 64) == lines{0x10fc0});
+    CHECK(starts(0x10fc0, 65) == lines{0x10fc0, 0x11000});
+    CHECK(starts(0x10000, 0).empty());
 }
 
 TEST_CASE("attention gives zeros for rows whose keys are all masked", "[attention]") {

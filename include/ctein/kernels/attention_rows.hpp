@@ -255,6 +255,27 @@ template <cache_level Level = cache_level::l1>
     for (std::size_t b = 0; b < bytes; b += 64) request_line<Level>(at + b);
 }
 
+/// Calls `visit` with the address of the first of the `bytes` at `from` and with the start of
+/// every later 4 KiB page they reach: one line per page (request_page_starts).
+template <class Visit>
+[[gnu::always_inline]] inline void for_each_page_start(const void* from, std::size_t bytes, Visit&& visit) {
+    if (bytes == 0) return;
+    const auto at = reinterpret_cast<std::uintptr_t>(from);
+    visit(at);
+    for (std::uintptr_t page = (at | 4095) + 1; page < at + bytes; page += 4096) visit(page);
+}
+
+/// Asks for one line of each 4 KiB page of the `bytes` at `from` (for_each_page_start) to be brought
+/// into `Level`: the hardware's stream prefetchers work within a page, so a stream read in order
+/// waits for each new page's first lines; asked for ahead, they are on their way.
+template <cache_level Level = cache_level::l1>
+[[gnu::always_inline]] inline void request_page_starts(const void* from, std::size_t bytes) noexcept {
+    for_each_page_start(
+        from, bytes, [](std::uintptr_t line) __attribute__((always_inline)) {
+            request_line<Level>(reinterpret_cast<const void*>(line));
+        });
+}
+
 /// Asks for share `part` of `parts` of the `bytes` at `from` to be loaded into L1 (all of them:
 /// part 0 of 1).
 inline void prefetch_share(const void* from, std::size_t bytes, std::size_t part = 0,
