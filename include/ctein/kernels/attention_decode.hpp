@@ -48,9 +48,9 @@ inline bool asks_values_into_l2(const attention_problem& p, std::size_t l1 = l1_
 /// block's values, into L2 (request_page_starts). Its steps read K and V in order, and the
 /// hardware's stream prefetchers, which stay within a page, start over on each new one: a 64-key
 /// block of float keys at D = 64 starts four pages of K and four of V. Asked for (paired calls in
-/// both orders, one Zen 4 core, 12 heads x 64, Tk 4096, float): 1.26 x faster from memory (1.17 x
+/// both orders, one Zen 4 core, 12 heads x 64, Tk 4096, float): 1.26 x faster from memory (1.18 x
 /// at Tk 512, 1.17 x for 8 heads x 128), 1.12 x with 2 threads, 1.14 x in L3; a float16 cache
-/// 1.15 x, a bfloat16 one level; level with K and V in L2 and for grouped-query calls.
+/// 1.15 x, a bfloat16 one level; level at Tk 512 in the cache and for grouped-query calls.
 /// Requests for every line of the next block instead ran 0.83-0.96 x as fast. AVX2's 32-key
 /// blocks (two pages of K at D = 64) do not ask: built so, the same core read 0.97-1.06 x, and
 /// asking 64 keys ahead 0.93-0.95 x in the cache.
