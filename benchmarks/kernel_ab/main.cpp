@@ -1,8 +1,8 @@
 // Two versions of the attention kernel (a: a git revision, b: the work tree; run.sh) timed in one
 // process, calls alternated (calls of several threads: bursts alternated), on one attention call
-// given on the command line. On a noisy machine
-// (a VM whose FMA loop reads 71-98 GFLOP/s from second to second) only such paired calls tell a
-// few per cent apart: separate runs of the benchmark differ by more than that.
+// given on the command line. On a noisy machine (a VM whose FMA loop reads 71-98 GFLOP/s from
+// second to second) only such paired calls tell a few per cent apart: separate runs of the
+// benchmark differ by more than that.
 //
 //   kernel_ab HQ HKV D TK TYPE [TQ [CAUSAL [THREADS [COLD [KEY_LENGTH]]]]]    (the call: ../kernel_call.hpp;
 //   each version has its own pool of workers)
