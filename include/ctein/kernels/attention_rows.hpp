@@ -255,14 +255,18 @@ template <cache_level Level = cache_level::l1>
     for (std::size_t b = 0; b < bytes; b += 64) request_line<Level>(at + b);
 }
 
+/// The pages within which the hardware's stream prefetchers work (x86's base page).
+inline constexpr std::uintptr_t page_bytes = 4096;
+
 /// Calls `visit` with the address of the first of the `bytes` at `from` and with the start of
-/// every later 4 KiB page they reach: one line per page (request_page_starts).
+/// every later page (page_bytes) they reach: one line per page (request_page_starts).
 template <class Visit>
 [[gnu::always_inline]] inline void for_each_page_start(const void* from, std::size_t bytes, Visit&& visit) {
     if (bytes == 0) return;
     const auto at = reinterpret_cast<std::uintptr_t>(from);
     visit(at);
-    for (std::uintptr_t page = (at | 4095) + 1; page < at + bytes; page += 4096) visit(page);
+    for (std::uintptr_t page = (at | (page_bytes - 1)) + 1; page < at + bytes; page += page_bytes)
+        visit(page);
 }
 
 /// Asks for one line of each 4 KiB page of the `bytes` at `from` (for_each_page_start) to be brought
