@@ -642,6 +642,12 @@ template <step_mode Mode>
     _mm256_store_si256(reinterpret_cast<__m256i*>(to), (__m256i)_mm512_cvtneps_pbh(x));
 }
 
+/// Stores two batches of weights rounded to bfloat16 at `to`, `low`'s first: one conversion of
+/// both instead of one each.
+[[gnu::always_inline]] inline void store_bfloat16_pair(std::uint16_t* to, batch low, batch high) noexcept {
+    _mm512_storeu_si512(to, (__m512i)_mm512_cvtne2ps_pbh(high, low));
+}
+
 /// Multiplies `count` bfloat16 weights (a multiple of lanes) by `factor`, rounding again: a raised
 /// reference's scaling of weights already rounded whose P·V has not run yet (tile_step).
 inline void scale_bfloat16(std::uint16_t* weights, std::size_t count, batch factor) noexcept {
@@ -778,7 +784,13 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
     if constexpr (Mode == step_mode::reference) return; // the reference is all this pass keeps
     // Row by row, so that a row's registers are free once its weights are stored.
     unrolled<Rows>([&](auto r) __attribute__((always_inline)) {
-        unrolled<Cols>([&](auto c) __attribute__((always_inline)) { sc[r][c] = exp2_poly(sc[r][c]); });
+#if defined(__AVX512BF16__) && defined(__AVX512F__)
+        if (paired) // weights rounded to bfloat16 next: a coarser 2^x will do
+            unrolled<Cols>([&](auto c)
+                               __attribute__((always_inline)) { sc[r][c] = exp2_for_bfloat16(sc[r][c]); });
+        else
+#endif
+            unrolled<Cols>([&](auto c) __attribute__((always_inline)) { sc[r][c] = exp2_poly(sc[r][c]); });
         batch sum = sc[r][0];
         unrolled<Cols - 1>([&](auto c) __attribute__((always_inline)) { sum += sc[r][c + 1]; });
         (batch::load_aligned(l + r * lanes) + sum).store_aligned(l + r * lanes);
@@ -790,8 +802,10 @@ void tile_step(const attention_problem& p, row_set& s, std::size_t first, const 
 #if defined(__AVX512BF16__) && defined(__AVX512F__)
         if (paired) { // rounded to bfloat16, in the row's first half, or after the previous block's
             auto* row = reinterpret_cast<std::uint16_t*>(weights + r * b.weights_stride) + b.weights_offset;
-            unrolled<Cols>([&](auto c)
-                               __attribute__((always_inline)) { store_bfloat16(row + c * lanes, sc[r][c]); });
+            unrolled<Cols / 2>([&](auto c) __attribute__((always_inline)) {
+                store_bfloat16_pair(row + 2 * c * lanes, sc[r][2 * c], sc[r][2 * c + 1]);
+            });
+            if constexpr (Cols % 2 == 1) store_bfloat16(row + (Cols - 1) * lanes, sc[r][Cols - 1]);
             return;
         }
 #endif

@@ -5,7 +5,9 @@
 // part goes straight into the float's exponent bits.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <type_traits>
 
 #include "../core/simd_headers.hpp"
@@ -26,44 +28,68 @@ inline constexpr float exp2_zero_below = -127.0f;
 inline constexpr double exp2_max_relative_error = 1.2e-7;
 
 #if XSIMD_WITH_FMA3_AVX2 || XSIMD_WITH_AVX512F
-/// Entry j (and j + 8) holds the bits of 2^(j/8) less j << 20, which exp2_table adds back.
-alignas(64) inline constexpr float exp2_table_entries[16] = {
-    0x1p+0f,        0x1.f72b84p-1f, 0x1.f06fe0p-1f, 0x1.ebfdaep-1f, 0x1.ea09e6p-1f, 0x1.eace54p-1f,
-    0x1.ee89fap-1f, 0x1.f5818ep-1f, 0x1p+0f,        0x1.f72b84p-1f, 0x1.f06fe0p-1f, 0x1.ebfdaep-1f,
-    0x1.ea09e6p-1f, 0x1.eace54p-1f, 0x1.ee89fap-1f, 0x1.f5818ep-1f};
+/// The table method's two versions (exp2_table). Each gives its step (2^-step_bits), its entries
+/// (entry j holds the bits of 2^(j >> step_bits) less j << (23 - step_bits), which exp2_table adds
+/// back; 16 of them, one AVX-512 register) and its polynomial's coefficients, highest first:
+/// 2^r - 1 = r (c1 + c2 r + ...), fitted for the least relative error on [-step / 2, step / 2];
+/// 2^r as 1 + (2^r - 1) keeps integers exact (r = 0).
+///
+/// eighths: 2^(j/8) and degree 3 (2.5e-8 on r), a float's accuracy: exp2_poly on AVX2 with FMA
+/// and on AVX-512. AVX2's permute reads 3 bits, AVX-512's 4 (j plus 8 times n's parity: the
+/// entries twice over).
+struct exp2_eighths {
+    static constexpr int step_bits = 3;
+    alignas(64) static constexpr float entries[16] = {
+        0x1p+0f,        0x1.f72b84p-1f, 0x1.f06fe0p-1f, 0x1.ebfdaep-1f, 0x1.ea09e6p-1f, 0x1.eace54p-1f,
+        0x1.ee89fap-1f, 0x1.f5818ep-1f, 0x1p+0f,        0x1.f72b84p-1f, 0x1.f06fe0p-1f, 0x1.ebfdaep-1f,
+        0x1.ea09e6p-1f, 0x1.eace54p-1f, 0x1.ee89fap-1f, 0x1.f5818ep-1f};
+    static constexpr float coefficients[] = {0x1.c6a002p-5f, 0x1.ec0c32p-3f, 0x1.62e432p-1f};
+};
 
-/// The entry of j, the low 3 bits of each lane of `bits`, read from a register by one lane
-/// permute: AVX2's reads 3 bits, AVX-512's 4 (j plus 8 times n's parity: the entries twice over).
-template <class A>
+/// sixteenths (AVX-512 only): 2^(j/16) and degree 2 (4.3e-7 on r), one multiply-add fewer, for
+/// softmax weights that are rounded to bfloat16 next (2^-9 relative): exp2_for_bfloat16.
+struct exp2_sixteenths {
+    static constexpr int step_bits = 4;
+    alignas(64) static constexpr float entries[16] = {
+        0x1p+0f,        0x1.fb5586p-1f, 0x1.f72b84p-1f, 0x1.f387a6p-1f, 0x1.f06fe0p-1f, 0x1.edea64p-1f,
+        0x1.ebfdaep-1f, 0x1.eab07ep-1f, 0x1.ea09e6p-1f, 0x1.ea1148p-1f, 0x1.eace54p-1f, 0x1.ec4918p-1f,
+        0x1.ee89fap-1f, 0x1.f199bep-1f, 0x1.f5818ep-1f, 0x1.fa4afap-1f};
+    static constexpr float coefficients[] = {0x1.ebf82ep-3f, 0x1.62e984p-1f};
+};
+
+/// The entry of j, the low bits of each lane of `bits`, read from a register by one lane permute.
+template <class Table, class A>
 [[gnu::always_inline]] inline xsimd::batch<float, A>
 exp2_table_entry(xsimd::batch<std::int32_t, A> bits) noexcept {
 #if XSIMD_WITH_AVX512F
     if constexpr (xsimd::batch<float, A>::size == 16) {
-        return _mm512_permutexvar_ps(bits, _mm512_load_ps(exp2_table_entries));
+        return _mm512_permutexvar_ps(bits, _mm512_load_ps(Table::entries));
     } else
 #endif
     {
-        static_assert(xsimd::batch<float, A>::size == 8);
-        return _mm256_permutevar8x32_ps(_mm256_load_ps(exp2_table_entries), bits);
+        static_assert(xsimd::batch<float, A>::size == 8 && Table::step_bits == 3, "AVX2 permutes 8 entries");
+        return _mm256_permutevar8x32_ps(_mm256_load_ps(Table::entries), bits);
     }
 }
 
-/// Adding 1.5 * 2^20 rounds x to a multiple of 1/8, 8n + j, and leaves 8n + j in the low bits of
-/// the sum's mantissa (above 2^22): j indexes the table, and the bits shifted left by 20 are
-/// n << 23 plus j << 20.
-inline constexpr float exp2_table_shifter = 0x1.8p20f;
+/// Adding 1.5 * 2^(23 - step_bits) rounds x to a multiple of the step, (n << step_bits) + j, and
+/// leaves that in the low bits of the sum's mantissa: j indexes the table, and the bits shifted
+/// left by 23 - step_bits are n << 23 plus j << (23 - step_bits).
+template <class Table>
+inline constexpr float exp2_table_shifter = 0x1.8p23f / (1 << Table::step_bits);
 
-/// x less x rounded to a multiple of 1/8 (ties to even), exactly: two subtractions of `biased`
-/// (x + 1.5 * 2^20, rounded so), or on AVX-512 DQ one vreduceps of x, which rounds the same way.
-template <class A>
+/// x less x rounded to a multiple of the step (ties to even), exactly: two subtractions of
+/// `biased` (x + the shifter, rounded so), or on AVX-512 DQ one vreduceps of x, which rounds the
+/// same way.
+template <class Table, class A>
 [[gnu::always_inline]] inline xsimd::batch<float, A>
 exp2_table_remainder(xsimd::batch<float, A> x, xsimd::batch<float, A> biased) noexcept {
 #if defined(__AVX512DQ__)
     if constexpr (xsimd::batch<float, A>::size == 16) {
-        return _mm512_reduce_ps(x, 3 << 4 | _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        return _mm512_reduce_ps(x, Table::step_bits << 4 | _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     }
 #endif
-    return x - (biased - xsimd::batch<float, A>(exp2_table_shifter));
+    return x - (biased - xsimd::batch<float, A>(exp2_table_shifter<Table>));
 }
 
 /// 2^x on AVX2 with FMA and on AVX-512 (exp2_poly there): x = n + j/8 + r with r in [-1/16, 1/16],
@@ -72,22 +98,39 @@ exp2_table_remainder(xsimd::batch<float, A> x, xsimd::batch<float, A> biased) no
 /// loops each operation of the softmax costs about half a cycle, and this takes 11 operations
 /// (10 with AVX-512 DQ's vreduceps) instead of the polynomial's 12, 4 of them multiplies instead
 /// of 7: prefill calls ran 1.01-1.05 x faster on one Zen 3 core (AVX2), 1.01-1.02 x on a Cascade
-/// Lake core (AVX-512), the decode level (docs/benchmarks.md).
-template <class A>
+/// Lake core (AVX-512), the decode level (docs/benchmarks.md). With `exp2_sixteenths` the same in
+/// steps of 1/16 and 3 multiplies (exp2_for_bfloat16).
+template <class A, class Table = exp2_eighths>
 [[gnu::always_inline]] inline xsimd::batch<float, A> exp2_table(xsimd::batch<float, A> x) noexcept {
     using batch = xsimd::batch<float, A>;
     using ints = xsimd::batch<std::int32_t, A>;
     x = xsimd::max(batch(exp2_zero_below), x); // NaN stays NaN (exp2_polynomial)
-    const batch biased = x + batch(exp2_table_shifter);
-    const batch r = exp2_table_remainder<A>(x, biased);
+    const batch biased = x + batch(exp2_table_shifter<Table>);
+    const batch r = exp2_table_remainder<Table, A>(x, biased);
     const ints bits = xsimd::bitwise_cast<ints>(biased);
-    const batch entry = exp2_table_entry<A>(bits);
-    const batch scale = xsimd::bitwise_cast<batch>(xsimd::bitwise_cast<ints>(entry) + (bits << 20));
-    // 2^r - 1 = r (c1 + c2 r + c3 r^2): fitted for the least relative error on [-1/16, 1/16]
-    // (2.5e-8); 2^r as 1 + (2^r - 1) keeps integers exact (r = 0).
-    batch p = multiply_add(batch(0x1.c6a002p-5f), r, batch(0x1.ec0c32p-3f));
-    p = multiply_add(p, r, batch(0x1.62e432p-1f));
+    const batch entry = exp2_table_entry<Table, A>(bits);
+    const batch scale =
+        xsimd::bitwise_cast<batch>(xsimd::bitwise_cast<ints>(entry) + (bits << (23 - Table::step_bits)));
+    batch p(Table::coefficients[0]);
+    for (std::size_t i = 1; i < std::size(Table::coefficients); ++i)
+        p = multiply_add(p, r, batch(Table::coefficients[i]));
     return multiply_add(scale, r * p, scale);
+}
+#endif
+
+#if XSIMD_WITH_AVX512F
+/// A bound on the relative error of `exp2_for_bfloat16`, as exp2_max_relative_error's: 5.4e-7
+/// at worst over every float of [-126, 127] (exp2_test.cpp's [exp2-every-float]).
+inline constexpr double exp2_for_bfloat16_max_relative_error = 6e-7;
+
+/// 2^x as exp2_poly gives it, but within exp2_for_bfloat16_max_relative_error, for softmax
+/// weights that are rounded to bfloat16 next (a relative step of 2^-8): one multiply-add fewer
+/// (exp2_sixteenths). The bfloat16 prefill ran 1.01-1.02 x as fast with it at D = 64
+/// (docs/benchmarks.md).
+template <class A>
+[[gnu::always_inline]] inline xsimd::batch<float, A> exp2_for_bfloat16(xsimd::batch<float, A> x) noexcept {
+    static_assert(std::is_base_of_v<xsimd::avx512f, A>, "the table of sixteenths fills an AVX-512 register");
+    return exp2_table<A, exp2_sixteenths>(x);
 }
 #endif
 
