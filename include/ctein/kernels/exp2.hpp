@@ -2,7 +2,8 @@
 // (scores there are in log2 units, so softmax needs 2^x, never e^x). On AVX2 with FMA and on
 // AVX-512, a table of 2^(j/8) read by one lane permute and a degree-3 polynomial on the rest;
 // elsewhere plain xsimd operations: a degree-6 polynomial on the fraction. Either way the integer
-// part goes straight into the float's exponent bits.
+// part goes straight into the float's exponent bits. exp2_for_bfloat16 (AVX-512): a table of
+// 2^(j/16) and degree 2, for softmax weights that are rounded to bfloat16 next.
 #pragma once
 
 #include <cstddef>
@@ -29,7 +30,7 @@ inline constexpr double exp2_max_relative_error = 1.2e-7;
 
 #if XSIMD_WITH_FMA3_AVX2 || XSIMD_WITH_AVX512F
 /// The table method's two versions (exp2_table). Each gives its step (2^-step_bits), its entries
-/// (entry j holds the bits of 2^(j >> step_bits) less j << (23 - step_bits), which exp2_table adds
+/// (entry j holds the bits of 2^(j · step) less j << (23 - step_bits), which exp2_table adds
 /// back; 16 of them, one AVX-512 register) and its polynomial's coefficients, highest first:
 /// 2^r - 1 = r (c1 + c2 r + ...), fitted for the least relative error on [-step / 2, step / 2];
 /// 2^r as 1 + (2^r - 1) keeps integers exact (r = 0).
