@@ -191,11 +191,11 @@ double worst_error(const call& c, const ctein::testing::naive_attention_result& 
 
 /// What rounding the weights to bfloat16 may add to an output: when the kernel's P·V runs on
 /// vdpbf16ps or AMX (bfloat16 q, k and v on a CPU with AVX512-BF16, no weights asked for), each
-/// weight moves by at most 2^-8 of itself (8 significant bits, rounded to nearest: 2^-9, plus
-/// exp2_for_bfloat16's 6e-7 before the rounding), and the
+/// weight moves by at most 2^-8 of itself (8 significant bits, rounded to nearest), and the
 /// output, a sum of values with weights that add up to 1 (1 / (1 - p) at most after dropout), by
-/// at most 2^-8 of the largest |value| times that sum. Elsewhere nothing: the decode, too, keeps
-/// float weights.
+/// at most 2^-8 of the largest |value| times that sum. Their 2^x before the rounding
+/// (exp2_for_bfloat16, 6e-7 of a weight) is left to the float part of the tolerance, as the float
+/// path's own 2^x is. Elsewhere nothing: the decode, too, keeps float weights.
 double weight_rounding(const call& c) {
     using namespace ctein::kernels::attention_detail;
     if (!bf16_dot_products(c.p) || c.p.weights != nullptr || c.p.queries <= decode_queries) return 0.0;

@@ -48,7 +48,7 @@ struct exp2_eighths {
 };
 
 /// sixteenths (AVX-512 only): 2^(j/16) and degree 2 (4.3e-7 on r), one multiply-add fewer, for
-/// softmax weights that are rounded to bfloat16 next (2^-9 relative): exp2_for_bfloat16.
+/// softmax weights that are rounded to bfloat16 next (up to 2^-8 relative): exp2_for_bfloat16.
 struct exp2_sixteenths {
     static constexpr int step_bits = 4;
     alignas(64) static constexpr float entries[16] = {
@@ -125,7 +125,7 @@ template <class A, class Table = exp2_eighths>
 inline constexpr double exp2_for_bfloat16_max_relative_error = 6e-7;
 
 /// 2^x as exp2_poly gives it, but within exp2_for_bfloat16_max_relative_error, for softmax
-/// weights that are rounded to bfloat16 next (a relative step of 2^-8): one multiply-add fewer
+/// weights that are rounded to bfloat16 next (up to 2^-8 relative): one multiply-add fewer
 /// (exp2_sixteenths). The bfloat16 prefill ran 1.01-1.02 x as fast with it at D = 64
 /// (docs/benchmarks.md).
 template <class A>
