@@ -338,6 +338,38 @@ TEST_CASE("attention honours causal offsets and key lengths", "[attention]") {
     }
 }
 
+TEST_CASE("a prefill's pieces end at the last query, a short piece's filler rows before its first queries",
+          "[attention]") {
+    using ctein::kernels::attention_detail::piece_queries;
+    const auto range = [](std::size_t queries, std::size_t piece, std::size_t t) {
+        const std::size_t pieces = (queries + piece - 1) / piece;
+        const auto r = piece_queries(queries, piece, pieces, t);
+        return std::pair{r.first, r.end};
+    };
+    CHECK(range(512, 192, 0) == std::pair<std::size_t, std::size_t>{0, 128});
+    CHECK(range(512, 192, 1) == std::pair<std::size_t, std::size_t>{128, 320});
+    CHECK(range(512, 192, 2) == std::pair<std::size_t, std::size_t>{320, 512});
+    CHECK(range(384, 192, 0) == std::pair<std::size_t, std::size_t>{0, 192});
+    CHECK(range(100, 192, 0) == std::pair<std::size_t, std::size_t>{0, 100});
+    // Whole pieces after a short first one: with AVX-512's pieces of 192 (96 in groups of 2,
+    // prefill_queries) and tiles of 6, 386 queries start with a piece of 2 (4 fillers), 389 with
+    // one of 5 (1 filler); AVX2's pieces of 64 and tiles of 2 leave 0 and 1.
+    for (std::size_t queries : {386, 389}) {
+        for (std::size_t kv_heads : {2, 1}) {
+            for (bool causal : {true, false}) {
+                call c({1, 2, kv_heads, queries, queries, 32}, false);
+                c.p.causal = causal;
+                INFO(queries << " queries, groups of " << 2 / kv_heads << (causal ? ", causal" : ""));
+                check_against_reference(c);
+                c.p.dropout = 0.2f; // and with dropout, the weights written
+                c.p.dropout_seed = 5;
+                c.want_weights();
+                check_against_reference(c);
+            }
+        }
+    }
+}
+
 TEST_CASE("attention maps query heads to grouped key/value heads", "[attention]") {
     for (std::size_t kv_heads : {8, 4, 2, 1}) {
         for (std::size_t tq : {33, 2}) {
