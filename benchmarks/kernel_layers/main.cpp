@@ -136,8 +136,9 @@ struct layers {
             std::printf("  %-58s %8.0f ns\n", l.name, l.fastest * 1e9);
     }
 
-    /// A row set of the first piece of head 0 in `storage` (not the thread's, which the whole call
-    /// uses), its queries loaded, as prefill_piece starts one.
+    /// A row set of a whole piece of head 0, queries 0 to `piece`, in `storage` (not the thread's,
+    /// which the whole call uses), its queries loaded, as prefill_piece starts one. (The call's
+    /// pieces end at the last query, so its first one may be shorter: piece_queries.)
     [[nodiscard]] row_set first_piece(row_storage& storage) const {
         const std::size_t rows = (std::min(piece, p.queries) + tile_rows - 1) / tile_rows * tile_rows;
         row_set s = storage.rows(rows, p.head_size);
