@@ -729,19 +729,19 @@ void prefill(const attention_problem& p, std::size_t dp) {
     const std::size_t threads = std::max<std::size_t>(p.threads, 1);
     const std::size_t heads = p.batch * p.kv_heads;
     const std::size_t piece = prefill_queries(p.query_heads / p.kv_heads);
-    const std::size_t tiles = (p.queries + piece - 1) / piece;
+    const std::size_t pieces = (p.queries + piece - 1) / piece;
     // The threads that run pieces at once (the pool runs no more than the machine does), and the
     // rooms of packed keys they need: one per thread, and never more than the heads.
-    const std::size_t workers = std::min({threads, heads * tiles, thread_pool::hardware_threads()});
-    const packed_operands ops(p, dp, std::min(workers, heads), tiles);
-    std::vector<std::size_t> order(heads * tiles);
+    const std::size_t workers = std::min({threads, heads * pieces, thread_pool::hardware_threads()});
+    const packed_operands ops(p, dp, std::min(workers, heads), pieces);
+    std::vector<std::size_t> order(heads * pieces);
     std::vector<std::ptrdiff_t> cost(order.size()), head_cost(heads, 0);
     for (std::size_t item = 0; item < order.size(); ++item) {
-        const std::size_t b = item / p.kv_heads / tiles;
-        const piece_range queries = piece_queries(p.queries, piece, tiles, item % tiles);
+        const std::size_t b = item / p.kv_heads / pieces;
+        const piece_range queries = piece_queries(p.queries, piece, pieces, item % pieces);
         cost[item] = 0;
         for (std::size_t i = queries.first; i < queries.end; ++i) cost[item] += key_end(p, b, i);
-        head_cost[item / tiles] += cost[item];
+        head_cost[item / pieces] += cost[item];
     }
     // Head by head, so that a thread's pieces share their K and V in its cache (taking every
     // head's largest piece first read 12 heads' K and V by turns: a causal prefill of 12 × 64 at
@@ -749,9 +749,9 @@ void prefill(const attention_problem& p, std::size_t dp) {
     // head the costliest pieces, so that the last pieces claimed are small.
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t c) {
-        const std::ptrdiff_t ha = head_cost[a / tiles], hc = head_cost[c / tiles];
+        const std::ptrdiff_t ha = head_cost[a / pieces], hc = head_cost[c / pieces];
         if (ha != hc) return ha > hc;
-        if (a / tiles != c / tiles) return a < c;
+        if (a / pieces != c / pieces) return a < c;
         return cost[a] > cost[c];
     });
     // Each thread takes the next head in that order and claims its pieces until none is left, then
@@ -762,15 +762,15 @@ void prefill(const attention_problem& p, std::size_t dp) {
     std::unique_ptr<std::atomic<std::size_t>[]> next_piece(new std::atomic<std::size_t>[heads]());
     std::atomic<std::size_t> next_head{0};
     const auto run_piece = [&](std::size_t worker, std::size_t rank, std::size_t i) {
-        const std::size_t item = order[rank * tiles + i], bh = item / tiles;
-        const piece_range queries = piece_queries(p.queries, piece, tiles, item % tiles);
+        const std::size_t item = order[rank * pieces + i], bh = item / pieces;
+        const piece_range queries = piece_queries(p.queries, piece, pieces, item % pieces);
         [[maybe_unused]] const phase_scope phase(i == 0 ? kernel_phase::first_pieces
                                                         : kernel_phase::later_pieces);
         const head_room_scope room(ops.rooms, bh, worker);
         prefill_piece<D>(p, ops, bh / p.kv_heads, bh % p.kv_heads, queries.first, queries.end);
     };
     const auto claim_pieces = [&](std::size_t worker, std::size_t rank) {
-        for (std::size_t i = next_piece[rank].fetch_add(1); i < tiles; i = next_piece[rank].fetch_add(1))
+        for (std::size_t i = next_piece[rank].fetch_add(1); i < pieces; i = next_piece[rank].fetch_add(1))
             run_piece(worker, rank, i);
     };
     pool.run(workers, threads, [&](std::size_t worker) {
@@ -780,7 +780,7 @@ void prefill(const attention_problem& p, std::size_t dp) {
             for (std::size_t rank = 0; rank < heads; ++rank) claim_pieces(worker, rank);
         } catch (...) { // as the pool does: the other threads start no further piece
             next_head = heads;
-            for (std::size_t rank = 0; rank < heads; ++rank) next_piece[rank] = tiles;
+            for (std::size_t rank = 0; rank < heads; ++rank) next_piece[rank] = pieces;
             throw;
         }
     });
