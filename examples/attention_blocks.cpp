@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <unistd.h>
 
 namespace {
 template <class T>
@@ -21,7 +22,12 @@ void fill(T& t, float step, float scale) {
 } // namespace
 
 int main() {
-    const std::string dir = std::filesystem::temp_directory_path().string();
+    // a directory of this run's own: two runs at once (make demo beside make test) would
+    // otherwise write and remove each other's file
+    const std::filesystem::path own =
+        std::filesystem::temp_directory_path() / ("ctein-example-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(own);
+    const std::string dir = own.string();
     constexpr std::size_t batch = 1;
 
     // weights as a PyTorch user would have saved them: numpy.save(w_q.weight), ...
@@ -39,7 +45,7 @@ int main() {
     mha.q_proj.weight() = ctein::load_npy<float, "o i", 512, 512>(dir + "/w_q.weight.npy"); // and so on
     auto y = mha(x, ctein::ignore_mask(mask == 0.0f)); // PyTorch: mha(x, x, x, mask), masked_fill(mask == 0)
     // ---
-    std::filesystem::remove(dir + "/w_q.weight.npy");
+    std::filesystem::remove_all(own);
     std::printf("seed 000 MHA: x %s -> y %s\n", ctein::describe(x).c_str(), ctein::describe(y).c_str());
 
     ctein::tensor<float, "b s e", batch, 17, 2048> tokens;

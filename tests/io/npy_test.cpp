@@ -3,20 +3,16 @@
 #include <ctein/ctein.hpp>
 
 #include "../support/deterministic_fill.hpp"
+#include "../support/scratch_file.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <cstdint>
-#include <filesystem>
 #include <fstream>
 #include <string>
 
 namespace {
 using ctein::dyn;
-
-std::string temporary(const std::string& name) {
-    return (std::filesystem::temp_directory_path() / ("ctein_npy_test_" + name)).string();
-}
 
 std::string read_all(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -31,7 +27,8 @@ void write_all(const std::string& path, const std::string& bytes) {
 TEST_CASE("save_npy then load_npy gives the tensor back, static and dynamic extents", "[npy]") {
     ctein::tensor<float, "b s d", 2, 5, 3> x;
     ctein::testing::deterministic_fill(x, 1);
-    const std::string path = temporary("round_trip.npy");
+    const ctein::testing::scratch_file file("round_trip.npy");
+    const std::string& path = file.path();
     ctein::save_npy(path, x);
     const auto back = ctein::load_npy<float, "b s d", 2, 5, 3>(path);
     const auto dynamic = ctein::load_npy<float, "b s d", 2, dyn, 3>(path);
@@ -59,7 +56,6 @@ TEST_CASE("save_npy then load_npy gives the tensor back, static and dynamic exte
     CHECK(bytes.substr(0, 8) == std::string("\x93NUMPY\x01\x00", 8));
     CHECK((10 + static_cast<unsigned char>(bytes[8])) % 64 == 0);
     CHECK(bytes.find("{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }") == 10);
-    std::filesystem::remove(path);
 }
 
 TEST_CASE("load_npy reads the files numpy wrote", "[npy]") {
@@ -75,7 +71,8 @@ TEST_CASE("load_npy reads the files numpy wrote", "[npy]") {
 
 TEST_CASE("a file that disagrees with the type, or is broken, is a file_error naming it", "[npy]") {
     ctein::tensor<float, "b s d", 2, 5, 3> x;
-    const std::string path = temporary("checks.npy");
+    const ctein::testing::scratch_file file("checks.npy"), missing("missing.npy");
+    const std::string& path = file.path();
     ctein::save_npy(path, x);
     using Catch::Contains;
     CHECK_THROWS_WITH((ctein::load_npy<float, "b s d", 2, 6, 3>(path)),
@@ -83,8 +80,7 @@ TEST_CASE("a file that disagrees with the type, or is broken, is a file_error na
     CHECK_THROWS_WITH((ctein::load_npy<double, "b s d", 2, 5, 3>(path)), Contains("holds '<f4', not '<f8'"));
     CHECK_THROWS_WITH((ctein::load_npy<float, "b s", 2, 15>(path)),
                       Contains("holds a 3-dim array (2, 5, 3), not 2 dims"));
-    CHECK_THROWS_WITH((ctein::load_npy<float, "", 2, 5, 3>(temporary("missing.npy"))),
-                      Contains("cannot open"));
+    CHECK_THROWS_WITH((ctein::load_npy<float, "", 2, 5, 3>(missing.path())), Contains("cannot open"));
 
     const std::string good = read_all(path);
     const auto broken = [&](const std::string& bytes) {
@@ -112,5 +108,4 @@ TEST_CASE("a file that disagrees with the type, or is broken, is a file_error na
     std::string version = good;
     version[6] = 9;
     CHECK_THROWS_WITH(broken(version)(), Contains("version 9 is not supported"));
-    std::filesystem::remove(path);
 }

@@ -4,22 +4,24 @@
 #include <ctein/ctein.hpp>
 #include <ctein/io/safetensors.hpp>
 
+#include "../support/scratch_file.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 namespace {
 
-/// A file of `header` (JSON) and `data`, its length prefix `announced` (the header's own by default).
-std::string write_file(const std::string& name, const std::string& header,
-                       const std::vector<unsigned char>& data,
-                       std::uint64_t announced = static_cast<std::uint64_t>(-1)) {
-    const std::string path = (std::filesystem::temp_directory_path() / name).string();
+/// Writes `to`: `header` (JSON) and `data`, its length prefix `announced` (the header's own by
+/// default). Returns its path.
+const std::string& write_file(const ctein::testing::scratch_file& to, const std::string& header,
+                              const std::vector<unsigned char>& data,
+                              std::uint64_t announced = static_cast<std::uint64_t>(-1)) {
+    const std::string& path = to.path();
     std::ofstream out(path, std::ios::binary);
     const std::uint64_t length = announced == static_cast<std::uint64_t>(-1) ? header.size() : announced;
     for (int i = 0; i < 8; ++i) out.put(static_cast<char>((length >> (8 * i)) & 0xFF));
@@ -42,7 +44,8 @@ const auto two_tensors_data = floats({1, 2, 3, 4, 5, 6, -1, -2});
 } // namespace
 
 TEST_CASE("safetensors: tensors read by name into the declared type", "[safetensors]") {
-    const ctein::safetensors_file file(write_file("ctein_two.safetensors", two_tensors, two_tensors_data));
+    const ctein::testing::scratch_file two("two.safetensors");
+    const ctein::safetensors_file file(write_file(two, two_tensors, two_tensors_data));
     CHECK(file.names() == std::vector<std::string>{"w.bias", "w.weight"});
     CHECK(file.contains("w.weight"));
     const auto w = file.load<float, "o i", 2, 3>("w.weight");
@@ -54,7 +57,9 @@ TEST_CASE("safetensors: tensors read by name into the declared type", "[safetens
 
 TEST_CASE("safetensors: every mismatch and malformed file is a file_error naming what differs",
           "[safetensors]") {
-    const ctein::safetensors_file file(write_file("ctein_two.safetensors", two_tensors, two_tensors_data));
+    const ctein::testing::scratch_file two("two.safetensors"), bad("bad.safetensors"),
+        tiny("tiny.safetensors");
+    const ctein::safetensors_file file(write_file(two, two_tensors, two_tensors_data));
     using Catch::Contains;
     CHECK_THROWS_WITH((file.load<float, "o i", 2, 3>("q.weight")),
                       Contains("no tensor q.weight (it holds w.bias, w.weight)"));
@@ -65,9 +70,9 @@ TEST_CASE("safetensors: every mismatch and malformed file is a file_error naming
     CHECK_THROWS_WITH((file.load<float, "o", 6>("w.weight")),
                       Contains("holds a 2-dim array (2, 3), not 1 dims"));
 
-    const auto open = [](const std::string& header, const std::vector<unsigned char>& data,
-                         std::uint64_t announced = static_cast<std::uint64_t>(-1)) {
-        return ctein::safetensors_file(write_file("ctein_bad.safetensors", header, data, announced));
+    const auto open = [&bad](const std::string& header, const std::vector<unsigned char>& data,
+                             std::uint64_t announced = static_cast<std::uint64_t>(-1)) {
+        return ctein::safetensors_file(write_file(bad, header, data, announced));
     };
     CHECK_THROWS_WITH(open("", {}, 1000), Contains("truncated header: 1000 bytes announced, 0 in the file"));
     CHECK_THROWS_WITH(open("{not json", {}), Contains("malformed header (not a JSON object)"));
@@ -84,7 +89,6 @@ TEST_CASE("safetensors: every mismatch and malformed file is a file_error naming
     CHECK_THROWS_WITH((short_data.load<float, "i", 4>("a")),
                       Contains("tensor a: 8 bytes of data for (4,), 16 needed"));
     CHECK_THROWS_WITH(ctein::safetensors_file("/nonexistent/w.safetensors"), Contains("cannot open"));
-    const std::string tiny = (std::filesystem::temp_directory_path() / "ctein_tiny.safetensors").string();
-    std::ofstream(tiny) << "abc";
-    CHECK_THROWS_AS(ctein::safetensors_file(tiny), ctein::file_error);
+    std::ofstream(tiny.path()) << "abc";
+    CHECK_THROWS_AS(ctein::safetensors_file(tiny.path()), ctein::file_error);
 }
